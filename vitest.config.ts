@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Tests spawn servers and CLIs; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+  },
+});
