@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * The command-line entry: picks the command, parses its flags, runs it, and is the one place
+ * where errors become a one-line message and an exit status.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { commandHelp, parseCommandArgs, type CommandIo } from './cli/command.js';
+import { COMMANDS } from './commands/index.js';
+import { MirrorError } from './errors.js';
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    'Usage: inventory-mirror <command> [options]',
+    '',
+    'Mirror a read-only inventory (CMDB) JSON API into a validated static file tree.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    'Run `inventory-mirror <command> --help` for the options of a command.',
+    '',
+  ].join('\n');
+}
+
+/** Runs the CLI with the given arguments; resolves to the exit status. */
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(topHelp());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') {
+    io.stdout.write(`${process.env.npm_package_version ?? '0.1.0'}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`inventory-mirror: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`);
+    return 2;
+  }
+  try {
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed === 'help') {
+      io.stdout.write(commandHelp(command));
+      return 0;
+    }
+    return await command.run(parsed, io);
+  } catch (error) {
+    if (error instanceof MirrorError) {
+      io.stderr.write(`inventory-mirror ${command.name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr.write(`inventory-mirror ${command.name}: internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 70;
+  }
+}
+
+/** The process-level IO the CLI runs with. */
+export function processIo(): CommandIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), isTTY: Boolean(process.stderr.isTTY) };
+}
+
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  process.title = 'inventory-mirror';
+  main(process.argv.slice(2), processIo()).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      process.stderr.write(`inventory-mirror: internal error: ${String(error)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * The service's resources, endpoints and filters as `spec/inventory-api.md` describes them.
+ * Everything else (fetch, publish, serve, the simulated upstream) reads this table rather than
+ * repeating resource names or filter rules.
+ */
+export const RESOURCE_NAMES = ['applications', 'databases', 'operating_systems', 'servers', 'appservers'] as const;
+export type ResourceName = (typeof RESOURCE_NAMES)[number];
+
+/**
+ * How a list filter's values are known:
+ * - `substring`: free text matched case-insensitively against `field`; evaluated locally by `serve`.
+ * - `os-ids`: one value per operating-system id; only the service knows the system tree, so fetched.
+ * - `fixed`: a closed set of values, all fetched.
+ * - `field`: the distinct values of `field` in the list, all fetched.
+ * - `config`: values cannot be discovered from the data; the user lists them in the config.
+ */
+export type FilterValues =
+  | { kind: 'substring'; field: string }
+  | { kind: 'os-ids' }
+  | { kind: 'fixed'; values: readonly string[] }
+  | { kind: 'field'; field: string }
+  | { kind: 'config' };
+
+export interface FilterSpec {
+  readonly param: string;
+  readonly values: FilterValues;
+}
+
+export interface ResourceSpec {
+  readonly name: ResourceName;
+  /** Envelope key of the single-record endpoint. */
+  readonly singular: string;
+  readonly filters: readonly FilterSpec[];
+}
+
+const substring = (param: string, field: string): FilterSpec => ({ param, values: { kind: 'substring', field } });
+const configured = (param: string): FilterSpec => ({ param, values: { kind: 'config' } });
+
+export const RESOURCES: Readonly<Record<ResourceName, ResourceSpec>> = {
+  applications: { name: 'applications', singular: 'application', filters: [substring('search', 'name')] },
+  databases: {
+    name: 'databases',
+    singular: 'database',
+    filters: [
+      substring('by_name', 'name'),
+      { param: 'by_type', values: { kind: 'field', field: 'type' } },
+      { param: 'include', values: { kind: 'fixed', values: ['servers'] } },
+    ],
+  },
+  operating_systems: { name: 'operating_systems', singular: 'operating_system', filters: [] },
+  servers: {
+    name: 'servers',
+    singular: 'server',
+    filters: [
+      substring('search', 'name'),
+      configured('by_location'),
+      configured('by_maintainer'),
+      { param: 'by_system', values: { kind: 'os-ids' } },
+      { param: 'by_virtual', values: { kind: 'fixed', values: ['0', '1'] } },
+      configured('by_serial_number'),
+      configured('by_arch'),
+      configured('by_fullmodel'),
+    ],
+  },
+  appservers: {
+    name: 'appservers',
+    singular: 'appserver',
+    filters: [
+      substring('by_name', 'name'),
+      substring('by_dns', 'dns'),
+      substring('by_runtime_version', 'runtime_version'),
+      substring('by_server_name', 'server_name'),
+    ],
+  },
+};
+
+/** The filters whose values the user must list in the config, per resource. */
+export const CONFIGURED_FILTERS = {
+  servers: ['by_location', 'by_maintainer', 'by_serial_number', 'by_arch', 'by_fullmodel'],
+} as const;
+
+export const listPath = (resource: ResourceName): string => `/${resource}.json`;
+export const singlePath = (resource: ResourceName, id: string): string => `/${resource}/${encodeURIComponent(id)}.json`;
+export const filterPath = (resource: ResourceName, param: string, value: string): string =>
+  `/${resource}.json?${encodeURIComponent(param)}=${encodeURIComponent(value)}`;
+
+export function isResourceName(value: string): value is ResourceName {
+  return (RESOURCE_NAMES as readonly string[]).includes(value);
+}
