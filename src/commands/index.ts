@@ -1,4 +1,6 @@
 /** The registry of commands, in the order `--help` lists them. */
 import type { Command } from '../cli/command.js';
+import { syncCommand } from './sync.js';
+import { verifyCommand } from './verify.js';
 
-export const COMMANDS: Command[] = [];
+export const COMMANDS: Command[] = [syncCommand, verifyCommand];

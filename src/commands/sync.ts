@@ -1,0 +1,119 @@
+/**
+ * `sync`: one snapshot of the service into the output folder. With `--demo` (what `npm start`
+ * runs) it first starts the built-in simulated service on a loopback port with a random token.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { intFlag, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { parseConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { resolveToken } from '../config/token.js';
+import { ConfigError } from '../errors.js';
+import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { silentProgress, terminalProgress } from '../sync/progress.js';
+import { runSync, type SyncResult } from '../sync/run.js';
+import { formatSummary, formatWarnings } from '../sync/summary.js';
+import { startUpstream } from '../upstream/index.js';
+
+export interface SyncPlan {
+  config: Config;
+  baseUrl: string | undefined;
+  out: string;
+  tokenFile: string | undefined;
+}
+
+/** Settings by priority: flags over environment over config file over defaults. */
+export function planSync(parsed: ParsedArgs, io: CommandIo): SyncPlan {
+  const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+  const merged = parseConfig(
+    {
+      ...config,
+      sync: {
+        ...config.sync,
+        ...(parsed.values.strict ? { strict: true } : {}),
+        ...(intFlag(parsed, 'concurrency', 1, 256) !== undefined ? { concurrency: intFlag(parsed, 'concurrency', 1, 256) } : {}),
+      },
+    },
+    'settings',
+  );
+  const baseUrl = stringFlag(parsed, 'base-url') ?? io.env.INVENTORY_BASE_URL ?? config.baseUrl;
+  if (baseUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol)) throw new ConfigError(`base URL ${JSON.stringify(baseUrl)} is not an http:// or https:// URL`);
+  }
+  return {
+    config: merged,
+    baseUrl,
+    out: resolve(io.cwd, stringFlag(parsed, 'out') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out),
+    tokenFile: stringFlag(parsed, 'token-file'),
+  };
+}
+
+/** Runs a sync with the CLI's progress and log lines; prints nothing itself. */
+export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string, parsed: ParsedArgs, io: CommandIo): Promise<SyncResult> {
+  const quiet = Boolean(parsed.values.quiet);
+  return runSync({
+    baseUrl,
+    token,
+    out: plan.out,
+    settings: plan.config.sync,
+    filters: plan.config.filters,
+    allowMassRemoval: Boolean(parsed.values['allow-mass-removal']),
+    progress: !quiet && io.isTTY ? terminalProgress(io.stderr) : silentProgress,
+    log: (line) => {
+      if (!quiet || line.startsWith('warning')) io.stderr.write(`${line}\n`);
+    },
+  });
+}
+
+export const syncCommand: Command = {
+  name: 'sync',
+  summary: 'pull, validate and publish one snapshot of the service into the output folder',
+  options: {
+    'base-url': { type: 'string', value: 'URL', description: 'the service, e.g. https://cmdb.example.com/api (env INVENTORY_BASE_URL, config baseUrl)' },
+    out: { type: 'string', value: 'DIR', description: 'output folder (env INVENTORY_MIRROR_OUT, config out; default ./output)' },
+    'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
+    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    concurrency: { type: 'string', value: 'N', description: 'requests in flight at once (config sync.concurrency, default 16)' },
+    strict: { type: 'boolean', description: 'treat field-level warnings as failures' },
+    'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
+    demo: { type: 'boolean', description: 'sync from the built-in simulated service (what `npm start` does)' },
+    quiet: { type: 'boolean', short: 'q', description: 'no progress and no summary; warnings and errors only' },
+  },
+  async run(parsed, io) {
+    const plan = planSync(parsed, io);
+    if (parsed.values.demo) return runDemo(plan, parsed, io);
+    if (!plan.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
+    const resolved = resolveToken({ flagFile: plan.tokenFile, configFile: plan.config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
+    if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
+    for (const warning of resolved.warnings) io.stderr.write(`warning: ${warning}\n`);
+    const result = await syncWithIo(plan, plan.baseUrl, resolved.token, parsed, io);
+    report(result, plan.baseUrl, plan.out, parsed, io);
+    return 0;
+  },
+};
+
+function report(result: SyncResult, source: string, out: string, parsed: ParsedArgs, io: CommandIo): void {
+  io.stderr.write(formatWarnings(result, `${out}/${LAST_SYNC_FILE}`));
+  if (!parsed.values.quiet) io.stdout.write(formatSummary(result, source, out));
+}
+
+async function runDemo(plan: SyncPlan, parsed: ParsedArgs, io: CommandIo): Promise<number> {
+  const token = randomBytes(24).toString('base64url');
+  const upstream = await startUpstream({ token });
+  try {
+    if (!parsed.values.quiet) io.stdout.write(`started the built-in simulated inventory service at ${upstream.url}\n`);
+    const result = await syncWithIo(plan, upstream.url, token, parsed, io);
+    report(result, 'the simulated service', plan.out, parsed, io);
+    if (!parsed.values.quiet) io.stdout.write(`look at it: ls ${plan.out}, or check it with: npx inventory-mirror verify --dir ${plan.out}\n`);
+    return 0;
+  } finally {
+    await upstream.close();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Lays the pulled inventory out as the contract's file tree: path → bytes. Pure. Records that
+ * vanished during the sync are taken out of lists and views, so every listed id has its file.
+ */
+import { OutputError } from '../errors.js';
+import { encodeJson } from '../publish/json.js';
+import { FILTER_INDEX_FILE, GITIGNORE_FILE, LAST_SYNC_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
+import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import type { ListBody, Pulled } from '../sync/pull.js';
+
+/** The tree's own .gitignore: run metadata and work files stay out of git. */
+const GITIGNORE = `# Written by inventory-mirror: run metadata and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${WORK_DIR}/\n`;
+
+function withoutGone(list: ListBody, key: string, gone: ReadonlySet<string>): unknown {
+  if (gone.size === 0) return list.body;
+  return { ...list.body, [key]: list.records.filter((r) => !gone.has(r.id)) };
+}
+
+/** Adds a file, refusing two different records (or views) landing on one name. */
+function put(files: Map<string, Buffer>, owners: Map<string, string>, path: string, owner: string, bytes: Buffer): void {
+  const other = owners.get(path);
+  if (other !== undefined) throw new OutputError('E_NAME_COLLISION', `${owner} and ${other} would both be written to ${path}; the service sent ids that cannot be told apart as file names`);
+  owners.set(path, owner);
+  files.set(path, bytes);
+}
+
+/** The whole snapshot as files. */
+export function buildTree(pulled: Pulled): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const owners = new Map<string, string>();
+  const gone = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Set(pulled.gone[r])])) as Record<ResourceName, Set<string>>;
+  for (const resource of RESOURCE_NAMES) {
+    put(files, owners, listFile(resource), `the ${resource} list`, encodeJson(withoutGone(pulled.lists[resource], resource, gone[resource])));
+    for (const [id, bytes] of pulled.singles[resource]) put(files, owners, recordFile(resource, id), `${resource} id ${JSON.stringify(id)}`, bytes);
+  }
+  const index = pulled.views.map((view) => {
+    const file = filterFile(view.resource, view.param, view.value);
+    put(files, owners, file, `the view ${view.resource}?${view.param}=${JSON.stringify(view.value)}`, encodeJson(withoutGone(view, view.resource, gone[view.resource])));
+    return { resource: view.resource, param: view.param, value: view.value, path: filterPath(view.resource, view.param, view.value), file };
+  });
+  files.set(FILTER_INDEX_FILE, encodeJson({ filters: index }));
+  files.set(GITIGNORE_FILE, Buffer.from(GITIGNORE));
+  return files;
+}
+
+/** Record counts per resource in a snapshot's manifest (its single-record files). */
+export function countRecords(paths: Iterable<string>): Record<ResourceName, number> {
+  const counts = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 0])) as Record<ResourceName, number>;
+  for (const path of paths) {
+    const match = /^([a-z_]+)\/[^/]+\.json$/.exec(path);
+    if (match && match[1]! in counts) counts[match[1] as ResourceName]++;
+  }
+  return counts;
+}

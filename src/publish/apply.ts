@@ -1,0 +1,69 @@
+/**
+ * Publishes a snapshot into a folder, writing only what changed: files whose bytes differ from
+ * the previous manifest (or that went missing), removal of files no longer in the snapshot, and
+ * the manifest. An unchanged snapshot writes nothing at all.
+ */
+import { join } from 'node:path';
+import pLimit from 'p-limit';
+import fs from 'fs-extra';
+import { buildManifest, encodeManifest, parseManifest, sha256, type Manifest } from './manifest.js';
+import { commit, rollForward, stage } from './journal.js';
+import { MANIFEST_FILE } from './paths.js';
+
+export interface PublishResult {
+  written: string[];
+  removed: string[];
+  unchanged: number;
+  manifest: Manifest;
+}
+
+/** Reads the folder's manifest; undefined when there is none or it is not ours. */
+export async function readManifest(dir: string): Promise<Manifest | undefined> {
+  const bytes = await fs.readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
+  return bytes ? parseManifest(bytes) : undefined;
+}
+
+/** Whether `path` in `dir` still holds a file of `size` bytes (cheap: one stat, no read). */
+async function sizeMatches(dir: string, path: string, size: number): Promise<boolean> {
+  const stat = await fs.stat(join(dir, path)).catch(() => undefined);
+  return stat !== undefined && stat.isFile() && stat.size === size;
+}
+
+async function sameBytes(dir: string, path: string, bytes: Buffer): Promise<boolean> {
+  const existing = await fs.readFile(join(dir, path)).catch(() => undefined);
+  return existing !== undefined && existing.equals(bytes);
+}
+
+/**
+ * Applies `files` (path → bytes) to `dir` as one snapshot. Trusts the previous manifest for
+ * content (hash compare) but checks each kept file still exists with its size; without a
+ * manifest, compares with what is on disk.
+ */
+export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined): Promise<PublishResult> {
+  const hashed = new Map<string, { bytes: Buffer; sha256: string }>();
+  for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: sha256(bytes) });
+  const manifest = buildManifest(new Map([...hashed].map(([path, f]) => [path, { sha256: f.sha256, size: f.bytes.length }])));
+
+  const limit = pLimit(64);
+  const changed = await Promise.all(
+    [...hashed].map(([path, file]) =>
+      limit(async () => {
+        const old = previous?.files[path];
+        const keep = old ? old.sha256 === file.sha256 && (await sizeMatches(dir, path, file.bytes.length)) : !previous && (await sameBytes(dir, path, file.bytes));
+        return keep ? undefined : path;
+      }),
+    ),
+  );
+  const written = changed.filter((p): p is string => p !== undefined);
+  const removed = previous ? Object.keys(previous.files).filter((path) => !hashed.has(path)) : [];
+  const manifestBytes = encodeManifest(manifest);
+  const manifestSame = await sameBytes(dir, MANIFEST_FILE, manifestBytes);
+  if (written.length === 0 && removed.length === 0 && manifestSame) return { written, removed, unchanged: hashed.size, manifest };
+
+  const toStage = new Map(written.map((path) => [path, hashed.get(path)!]));
+  if (!manifestSame) toStage.set(MANIFEST_FILE, { bytes: manifestBytes, sha256: sha256(manifestBytes) });
+  const journal = await stage(dir, toStage, removed);
+  await commit(dir, journal);
+  await rollForward(dir, journal);
+  return { written, removed, unchanged: hashed.size - written.length, manifest };
+}

@@ -1,0 +1,148 @@
+/**
+ * Applying a snapshot so that a crash at any moment leaves a folder that the next run recovers:
+ * changed files are first written under `.inventory-mirror/staging/`, then a journal naming every
+ * pending rename and removal is renamed into place (the commit point), then applied. A run that
+ * finds a journal rolls it forward; staged files without a journal are discarded.
+ *
+ * No fsync per file: a killed process loses nothing the kernel already holds, so kill -9 at any
+ * point is safe. On power loss the kernel may drop recent writes; recovery then finds staged files
+ * whose hash does not match the journal, removes them from the folder, and the next sync, which
+ * checks that every unchanged file still exists with its size, writes them again.
+ */
+import { dirname, join } from 'node:path';
+import pLimit from 'p-limit';
+import fs from 'fs-extra';
+import { OutputError } from '../errors.js';
+import { sha256 } from './manifest.js';
+import { MANIFEST_FILE, WORK_DIR } from './paths.js';
+
+export interface Journal {
+  format: 1;
+  /** Staged file name → path in the folder, with the hash the staged file must have. */
+  puts: { staged: string; path: string; sha256: string }[];
+  removes: string[];
+}
+
+const JOURNAL = 'journal.json';
+const STAGING = 'staging';
+const IO_CONCURRENCY = 32;
+
+export const stagingDir = (dir: string): string => join(dir, WORK_DIR, STAGING);
+export const journalPath = (dir: string): string => join(dir, WORK_DIR, JOURNAL);
+
+/** Writes `files` to the staging area (fresh), returning the journal that would place them. */
+export async function stage(dir: string, files: ReadonlyMap<string, { bytes: Buffer; sha256: string }>, removes: string[]): Promise<Journal> {
+  const staging = stagingDir(dir);
+  await fs.rm(staging, { recursive: true, force: true });
+  await fs.mkdir(staging, { recursive: true });
+  const limit = pLimit(IO_CONCURRENCY);
+  const puts: Journal['puts'] = [];
+  let n = 0;
+  const writes: Promise<void>[] = [];
+  for (const [path, file] of files) {
+    const staged = String(n++);
+    puts.push({ staged, path, sha256: file.sha256 });
+    writes.push(limit(() => fs.writeFile(join(staging, staged), file.bytes)));
+  }
+  await Promise.all(writes);
+  // The manifest goes last, so a reader that sees the new manifest sees every file it names.
+  puts.sort((a, b) => Number(a.path === MANIFEST_FILE) - Number(b.path === MANIFEST_FILE));
+  return { format: 1, puts, removes };
+}
+
+/** The commit point: once this rename is done, the new snapshot will be applied, now or on recovery. */
+export async function commit(dir: string, journal: Journal): Promise<void> {
+  const path = journalPath(dir);
+  await fs.writeFile(`${path}.tmp`, JSON.stringify(journal));
+  await fs.rename(`${path}.tmp`, path);
+}
+
+/**
+ * Applies a committed journal; safe to run again on a half-applied one. With `checkStaged` (on
+ * recovery) staged files are hashed first, and ones the disk lost are dropped, not placed.
+ * Returns the paths it had to drop.
+ */
+export async function rollForward(dir: string, journal: Journal, checkStaged = false): Promise<string[]> {
+  const staging = stagingDir(dir);
+  const made = new Set<string>();
+  const ensureDir = async (path: string): Promise<void> => {
+    const parent = dirname(path);
+    if (made.has(parent)) return;
+    await fs.mkdir(parent, { recursive: true });
+    made.add(parent);
+  };
+  const dropped: string[] = [];
+  const limit = pLimit(IO_CONCURRENCY);
+  const manifestPut = journal.puts.find((p) => p.path === MANIFEST_FILE);
+  const place = async (put: Journal['puts'][number]): Promise<void> => {
+    const from = join(staging, put.staged);
+    const to = join(dir, put.path);
+    if (!(await fs.pathExists(from))) {
+      // Renamed before the crash: the target holds it, unless the disk lost it.
+      const bytes = await fs.readFile(to).catch(() => undefined);
+      if (!bytes || sha256(bytes) !== put.sha256) dropped.push(put.path);
+      return;
+    }
+    if (checkStaged && sha256(await fs.readFile(from)) !== put.sha256) {
+      dropped.push(put.path);
+      return;
+    }
+    await ensureDir(to);
+    await fs.rename(from, to);
+  };
+  await Promise.all(journal.puts.filter((p) => p !== manifestPut).map((put) => limit(() => place(put))));
+  await Promise.all(journal.removes.map((path) => limit(() => fs.rm(join(dir, path), { force: true }))));
+  await pruneEmptyDirs(dir, journal.removes);
+  for (const path of dropped) await fs.rm(join(dir, path), { force: true });
+  if (manifestPut) await place(manifestPut);
+  await fs.rm(journalPath(dir), { force: true });
+  await fs.rm(staging, { recursive: true, force: true });
+  return dropped;
+}
+
+/** Removes the folders that removals left empty (`servers/_filter/by_arch/` after its last value went). */
+async function pruneEmptyDirs(dir: string, removed: string[]): Promise<void> {
+  const candidates = new Set<string>();
+  for (const path of removed) {
+    for (let parent = dirname(path); parent !== '.' && parent !== ''; parent = dirname(parent)) candidates.add(parent);
+  }
+  // Deepest first, so a parent is tried after its children.
+  for (const rel of [...candidates].sort((a, b) => b.split('/').length - a.split('/').length)) {
+    try {
+      await fs.rmdir(join(dir, rel));
+    } catch {
+      // Not empty, or already gone: either way nothing to do.
+    }
+  }
+}
+
+/**
+ * Finishes or discards an interrupted publish. Call with the folder's lock held, before reading
+ * the folder. Returns a message when there was something to recover.
+ */
+export async function recover(dir: string): Promise<string | undefined> {
+  const path = journalPath(dir);
+  let text: string | undefined;
+  try {
+    text = await fs.readFile(path, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) {
+    const staging = stagingDir(dir);
+    if (!(await fs.pathExists(staging))) return undefined;
+    await fs.rm(staging, { recursive: true, force: true });
+    await fs.rm(`${path}.tmp`, { force: true });
+    return `discarded the files of a publish into ${dir} that was interrupted before its commit point; the folder keeps the previous snapshot`;
+  }
+  let journal: Journal;
+  try {
+    journal = JSON.parse(text) as Journal;
+    if (journal.format !== 1 || !Array.isArray(journal.puts) || !Array.isArray(journal.removes)) throw new Error('unknown format');
+  } catch (error) {
+    throw new OutputError('E_JOURNAL', `${path} is damaged (${(error as Error).message}); run \`inventory-mirror sync\` after deleting it, then \`verify\``);
+  }
+  const dropped = await rollForward(dir, journal, true);
+  const tail = dropped.length ? `; ${dropped.length} staged file(s) were lost (${dropped.slice(0, 3).join(', ')}), the next sync writes them again` : '';
+  return `finished a publish into ${dir} that was interrupted after its commit point (${journal.puts.length} files placed, ${journal.removes.length} removed)${tail}`;
+}

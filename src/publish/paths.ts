@@ -1,0 +1,49 @@
+/**
+ * File names of the published tree, as the contract fixes them: an id or filter value appears as
+ * it is when made only of `A-Z a-z 0-9 . _ ~ -` and not `.` or `..`, else percent-encoded. The
+ * encoding is injective, so no id can reach outside the folder or onto another record's file.
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceName } from '../spec/resources.js';
+
+const SAFE = /^[A-Za-z0-9._~-]+$/;
+/** Most file systems cap a name at 255 bytes; keep room for `.json` and temporary suffixes. */
+const MAX_NAME_BYTES = 200;
+
+/** Percent-encodes what `encodeURIComponent` leaves but the contract does not: `! ' ( ) *`. */
+function percentEncode(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/**
+ * The file-name form of an id or filter value. Over-long names keep a readable prefix and end in
+ * `~` and a sha256 of the whole value, so they stay unique and within the file system's limit.
+ */
+export function encodeSegment(value: string): string {
+  let name: string;
+  if (value === '.' || value === '..') name = value.replaceAll('.', '%2E');
+  else if (SAFE.test(value)) name = value;
+  else name = percentEncode(value);
+  if (Buffer.byteLength(name) <= MAX_NAME_BYTES) return name;
+  const hash = createHash('sha256').update(value).digest('hex').slice(0, 32);
+  const prefix = name.slice(0, MAX_NAME_BYTES - 33).replace(/%[0-9A-F]?$/, '');
+  return `${prefix}~${hash}`;
+}
+
+export const listFile = (resource: ResourceName): string => `${resource}.json`;
+export const recordFile = (resource: ResourceName, id: string): string => `${resource}/${encodeSegment(id)}.json`;
+export const filterFile = (resource: ResourceName, param: string, value: string): string =>
+  `${resource}/_filter/${encodeSegment(param)}/${encodeSegment(value)}.json`;
+
+export const META_DIR = '_meta';
+export const MANIFEST_FILE = `${META_DIR}/manifest.json`;
+export const FILTER_INDEX_FILE = `${META_DIR}/filters.json`;
+export const LAST_SYNC_FILE = `${META_DIR}/last-sync.json`;
+export const GITIGNORE_FILE = '.gitignore';
+/** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
+export const WORK_DIR = '.inventory-mirror';
+
+/** Files of the folder that are not part of the snapshot: `verify` and the manifest skip them. */
+export function isOutsideSnapshot(relPath: string): boolean {
+  return relPath === MANIFEST_FILE || relPath === LAST_SYNC_FILE || relPath === `${META_DIR}/manifest.sig` || relPath.startsWith(`${WORK_DIR}/`) || relPath.startsWith('.git/');
+}

@@ -1,0 +1,158 @@
+/**
+ * One sync: lock the folder, finish any interrupted publish, pull and validate everything, build
+ * the tree, check it is not a catastrophe, publish only what changed. The folder is touched only
+ * after everything was fetched and validated; a failure before then leaves it as it was.
+ */
+import { join } from 'node:path';
+import fs from 'fs-extra';
+import type { FilterSettings, SyncSettings } from '../config/schema.js';
+import { MirrorError, ValidationError } from '../errors.js';
+import { Client } from '../fetch/client.js';
+import { buildTree, countRecords } from '../index/tree.js';
+import { publishSnapshot, readManifest } from '../publish/apply.js';
+import { encodeJson } from '../publish/json.js';
+import { recover } from '../publish/journal.js';
+import { acquireLock } from '../publish/lock.js';
+import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { formatWarning, type Warning } from '../validate/warnings.js';
+import { silentProgress, type Progress } from './progress.js';
+import { pull } from './pull.js';
+
+export interface SyncOptions {
+  baseUrl: string;
+  token: string;
+  /** Absolute path of the output folder. */
+  out: string;
+  settings: SyncSettings;
+  filters: FilterSettings;
+  allowMassRemoval?: boolean;
+  progress?: Progress;
+  /** Notes for the log (recovery, stale locks, retries); never carries the token. */
+  log?: (line: string) => void;
+}
+
+export interface SyncResult {
+  status: 'published' | 'unchanged';
+  records: Record<ResourceName, number>;
+  views: number;
+  requests: number;
+  retries: number;
+  notModified: number;
+  bytesReceived: number;
+  warnings: Warning[];
+  written: string[];
+  removed: string[];
+  unchanged: number;
+  durationMs: number;
+}
+
+/** Refuses a snapshot in which a resource lost more than the allowed share of its records. */
+export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
+  for (const resource of RESOURCE_NAMES) {
+    const before = previous[resource];
+    const lost = before - next[resource];
+    if (before >= settings.minPrevious && before > 0 && lost / before > settings.maxShare) {
+      return `${resource} would lose ${lost} of ${before} records (${Math.round((lost / before) * 100)}%, over the ${Math.round(settings.maxShare * 100)}% allowed by sync.massRemoval.maxShare); nothing was published. If the service really lost them, run again with --allow-mass-removal`;
+    }
+  }
+  return undefined;
+}
+
+/** Runs one sync into `options.out`. */
+export async function runSync(options: SyncOptions): Promise<SyncResult> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const progress = options.progress ?? silentProgress;
+  const existed = await fs.pathExists(options.out);
+  await fs.mkdir(options.out, { recursive: true });
+  let lock;
+  try {
+    lock = await acquireLock(options.out, 'sync');
+  } catch (error) {
+    if (!existed) await fs.rm(options.out, { recursive: true, force: true });
+    throw error;
+  }
+  const client = new Client({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    concurrency: options.settings.concurrency,
+    timeoutMs: options.settings.timeoutMs,
+    deadlineMs: options.settings.deadlineMs,
+    maxBodyBytes: options.settings.maxBodyBytes,
+    retry: { retries: options.settings.retries, baseMs: options.settings.retryBaseMs, maxMs: options.settings.retryMaxMs },
+    onResponse: () => progress.tick(),
+    onRetry: (path, reason, delay) => log(`retrying GET ${path} in ${delay} ms: ${reason}`),
+  });
+  try {
+    if (lock.warning) log(`warning: ${lock.warning}`);
+    const recovered = await recover(options.out);
+    if (recovered) log(recovered);
+    const previous = await readManifest(options.out);
+
+    const pulled = await pull({ client, filters: options.filters, onPlanned: (n) => progress.planned(n) });
+    progress.done();
+    const { warnings } = pulled;
+    if (options.settings.strict && warnings.length > 0) {
+      throw new ValidationError(`${warnings.length} warning${warnings.length === 1 ? '' : 's'} with --strict set; nothing was published. First: ${formatWarning(warnings[0]!)}`);
+    }
+    const files = buildTree(pulled);
+    const records = countRecords(files.keys());
+    if (previous && !options.allowMassRemoval) {
+      const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
+      if (problem) throw new MirrorError('E_MASS_REMOVAL', problem);
+    }
+    const result = await publishSnapshot(options.out, files, previous);
+    const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
+    const summary: SyncResult = {
+      status,
+      records,
+      views: pulled.views.length,
+      requests: client.stats.requests,
+      retries: client.stats.retries,
+      notModified: client.stats.notModified,
+      bytesReceived: client.stats.bytes,
+      warnings,
+      written: result.written,
+      removed: result.removed,
+      unchanged: result.unchanged,
+      durationMs: Date.now() - started,
+    };
+    await writeLastSync(options, summary, started);
+    return summary;
+  } catch (error) {
+    progress.done();
+    if (!existed) await fs.rm(options.out, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await client.close();
+    await lock.release();
+  }
+}
+
+/** Run metadata that changes every run; outside the manifest and git-ignored by the tree. */
+async function writeLastSync(options: SyncOptions, result: SyncResult, started: number): Promise<void> {
+  const url = new URL(options.baseUrl);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  const body = {
+    status: result.status,
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationMs: result.durationMs,
+    baseUrl: url.toString(),
+    records: result.records,
+    views: result.views,
+    requests: result.requests,
+    retries: result.retries,
+    notModified: result.notModified,
+    bytesReceived: result.bytesReceived,
+    files: { written: result.written.length, removed: result.removed.length, unchanged: result.unchanged },
+    warnings: result.warnings,
+  };
+  const path = join(options.out, LAST_SYNC_FILE);
+  await fs.mkdir(join(options.out, '_meta'), { recursive: true });
+  await fs.writeFile(`${path}.tmp`, encodeJson(body));
+  await fs.rename(`${path}.tmp`, path);
+}
