@@ -1,0 +1,102 @@
+/**
+ * The built-in simulated inventory service: our embedded default, test fixture and benchmark
+ * load. `startUpstream` generates the dataset, renders it, and serves it on node:http.
+ */
+import type { AddressInfo } from 'node:net';
+import type { ResourceName } from '../spec/resources.js';
+import { generateDataset, type View } from './data.js';
+import { checkFaultOptions, createFaultPlan, type FaultOptions, type FaultPlan } from './faults.js';
+import type { MutationReport } from './mutate.js';
+import { createUpstreamServer, type ForcedResponse } from './server.js';
+import { Store, type HiddenAttributes } from './store.js';
+
+export type { FaultKind, FaultOptions } from './faults.js';
+export { FAULT_KINDS } from './faults.js';
+export type { MutationReport } from './mutate.js';
+export type { HiddenAttributes } from './store.js';
+export type { ServerHidden, SystemHidden } from './data.js';
+
+/** How to start the simulated service. */
+export interface UpstreamOptions {
+  /** The X-Api-Token value every request must carry. */
+  token: string;
+  /** Default 1; the same seed and scale give byte-identical data. */
+  seed?: number;
+  /** Number of servers (default 200); the other resources follow in proportion. */
+  scale?: number;
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Add fields the spec does not list to every record, in lists and single views. */
+  extraFields?: boolean;
+  faults?: FaultOptions;
+}
+
+/** A running simulated service. */
+export interface Upstream {
+  /** Base URL without a trailing slash. */
+  url: string;
+  port: number;
+  /** Closes the server and every keep-alive socket. */
+  close(): Promise<void>;
+  setFaults(faults: FaultOptions | undefined): void;
+  /** Requests received since start, faulted ones included. */
+  requestCount(): number;
+  /** Record counts per resource. */
+  counts(): Record<ResourceName, number>;
+  /** Replace or add one record (single view fields; list item derived by dropping single-only fields). Hidden attrs optional. Re-renders affected bodies. */
+  putRecord(resource: ResourceName, record: Record<string, unknown> & { id: string }, hidden?: HiddenAttributes): void;
+  removeRecord(resource: ResourceName, id: string): boolean;
+  /** Deterministic batch of changes; reports exactly what it did (ids per resource). */
+  mutate(options: { seed?: number; share?: number }): MutationReport;
+  /** Force one path (path+query exactly as requested) to answer a given status/body/content-type; undefined clears. */
+  override(path: string, response: ForcedResponse | undefined): void;
+  /** /<resource>/<id>.json answers 404 for this id while the list still shows it (a record deleted mid-sync). */
+  hideSingle(resource: ResourceName, id: string): void;
+}
+
+/** Generates the data, renders it and starts listening; resolves once the port is bound. */
+export async function startUpstream(options: UpstreamOptions): Promise<Upstream> {
+  if (typeof options.token !== 'string' || options.token === '') throw new TypeError('startUpstream: token must be a non-empty string');
+  if (options.faults) checkFaultOptions(options.faults);
+  const store = new Store(generateDataset(options.seed ?? 1, options.scale ?? 200), options.extraFields ?? false);
+  let faults: FaultPlan = createFaultPlan(options.faults);
+  const overrides = new Map<string, ForcedResponse>();
+  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides });
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        cancelPending();
+        if (!server.listening) return resolve();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+    setFaults: (next) => {
+      faults = createFaultPlan(next);
+    },
+    requestCount,
+    counts: () => store.counts(),
+    putRecord: (resource, record, hidden) => store.put(resource, record as View, hidden),
+    removeRecord: (resource, id) => store.remove(resource, id),
+    mutate: (mutation) => store.mutate(mutation),
+    override: (path, response) => {
+      if (response) overrides.set(path, response);
+      else overrides.delete(path);
+    },
+    hideSingle: (resource, id) => store.hideSingle(resource, id),
+  };
+}
