@@ -22,6 +22,8 @@ export interface ClientOptions {
   onResponse?: () => void;
   /** Called before each retry with the reason, for the log. */
   onRetry?: (path: string, reason: string, delayMs: number) => void;
+  /** Aborts every request (a shutdown); requests then fail with E_ABORTED. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Validators from an earlier response, sent so the service may answer 304. */
@@ -76,6 +78,7 @@ export class Client {
     this.#limit = pLimit(options.concurrency);
     this.#deadlineTimer = setTimeout(() => this.#deadline.abort(), options.deadlineMs);
     this.#deadlineTimer.unref();
+    options.signal?.addEventListener('abort', () => this.#deadline.abort(), { once: true });
   }
 
   /** The base URL without credentials or query, for messages. */
@@ -122,6 +125,7 @@ export class Client {
   }
 
   #checkDeadline(path: string): void {
+    if (this.#options.signal?.aborted) throw new RequestError('E_ABORTED', path, `the sync was stopped while fetching GET ${path}; nothing was published`);
     if (this.#deadline.signal.aborted) {
       throw new RequestError('E_DEADLINE', path, `the sync deadline of ${Math.round(this.#options.deadlineMs / 1000)}s passed while fetching GET ${path}; raise sync.deadlineMs or check the service`);
     }

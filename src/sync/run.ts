@@ -30,6 +30,8 @@ export interface SyncOptions {
   progress?: Progress;
   /** Notes for the log (recovery, stale locks, retries); never carries the token. */
   log?: (line: string) => void;
+  /** Stops the sync before it publishes (a shutdown); the folder keeps its previous snapshot. */
+  signal?: AbortSignal;
 }
 
 export interface SyncResult {
@@ -83,6 +85,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     retry: { retries: options.settings.retries, baseMs: options.settings.retryBaseMs, maxMs: options.settings.retryMaxMs },
     onResponse: () => progress.tick(),
     onRetry: (path, reason, delay) => log(`retrying GET ${path} in ${delay} ms: ${reason}`),
+    signal: options.signal,
   });
   try {
     if (lock.warning) log(`warning: ${lock.warning}`);
@@ -96,6 +99,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     if (options.settings.strict && warnings.length > 0) {
       throw new ValidationError(`${warnings.length} warning${warnings.length === 1 ? '' : 's'} with --strict set; nothing was published. First: ${formatWarning(warnings[0]!)}`);
     }
+    if (options.signal?.aborted) throw new MirrorError('E_ABORTED', 'the sync was stopped before publishing; the folder keeps its previous snapshot');
     const files = buildTree(pulled);
     const records = countRecords(files.keys());
     if (previous && !options.allowMassRemoval) {
