@@ -2,5 +2,6 @@
 import type { Command } from '../cli/command.js';
 import { syncCommand } from './sync.js';
 import { verifyCommand } from './verify.js';
+import { upstreamCommand } from './upstream.js';
 
-export const COMMANDS: Command[] = [syncCommand, verifyCommand];
+export const COMMANDS: Command[] = [syncCommand, verifyCommand, upstreamCommand];

@@ -35,15 +35,20 @@ export function createRng(seed: number): Rng {
     },
     chance: (probability) => next() < probability,
     sample: <T>(items: readonly T[], count: number): T[] => {
-      const indices = items.map((_, i) => i);
-      for (let i = indices.length - 1; i > 0; i--) {
-        const j = int(0, i);
-        [indices[i], indices[j]] = [indices[j]!, indices[i]!];
+      const wanted = Math.min(count, items.length);
+      const chosen = new Set<number>();
+      // Few out of many: draw indices until distinct, so sampling stays O(count), not O(items).
+      if (wanted * 4 <= items.length) {
+        while (chosen.size < wanted) chosen.add(int(0, items.length - 1));
+      } else {
+        const indices = items.map((_, i) => i);
+        for (let i = indices.length - 1; i > 0; i--) {
+          const j = int(0, i);
+          [indices[i], indices[j]] = [indices[j]!, indices[i]!];
+        }
+        indices.slice(0, wanted).forEach((i) => chosen.add(i));
       }
-      return indices
-        .slice(0, Math.min(count, items.length))
-        .sort((a, b) => a - b)
-        .map((i) => items[i]!);
+      return [...chosen].sort((a, b) => a - b).map((i) => items[i]!);
     },
   };
 }

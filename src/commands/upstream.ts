@@ -1,0 +1,85 @@
+/**
+ * `upstream`: runs the built-in simulated inventory service in the foreground until SIGINT or
+ * SIGTERM, for demos, manual testing and benchmarks against a separate process.
+ */
+import { intFlag, stringFlag, type Command, type ParsedArgs } from '../cli/command.js';
+import { UsageError } from '../errors.js';
+import { RESOURCE_NAMES } from '../spec/resources.js';
+import { FAULT_KINDS, startUpstream, type FaultKind, type FaultOptions } from '../upstream/index.js';
+
+/** The fault flags as FaultOptions, or undefined when none is given. */
+function faultFlags(parsed: ParsedArgs): FaultOptions | undefined {
+  const rateText = stringFlag(parsed, 'fault-rate');
+  const kindsText = stringFlag(parsed, 'fault-kinds');
+  const slowMs = intFlag(parsed, 'fault-slow-ms', 0, 600_000);
+  const failPaths = (parsed.values['fail-path'] as string[] | undefined) ?? [];
+  if (rateText === undefined && kindsText === undefined && slowMs === undefined && failPaths.length === 0) return undefined;
+  let rate: number | undefined;
+  if (rateText !== undefined) {
+    rate = Number(rateText);
+    if (!/^\d*\.?\d+$/.test(rateText) || !(rate >= 0 && rate <= 1)) throw new UsageError(`--fault-rate: expected a number from 0 to 1, got ${JSON.stringify(rateText)}`);
+  }
+  let kinds: FaultKind[] | undefined;
+  if (kindsText !== undefined) {
+    kinds = kindsText.split(',').map((kind) => kind.trim()) as FaultKind[];
+    const unknown = kinds.filter((kind) => !FAULT_KINDS.includes(kind));
+    if (unknown.length > 0 || kinds.length === 0) throw new UsageError(`--fault-kinds: unknown kind ${JSON.stringify(unknown[0] ?? kindsText)}; kinds: ${FAULT_KINDS.join(', ')}`);
+  }
+  return { rate, kinds, slowMs, failPaths };
+}
+
+/** Resolves when the process is asked to stop. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const upstreamCommand: Command = {
+  name: 'upstream',
+  summary: 'run the built-in simulated inventory service (demo data, tests, benchmarks)',
+  options: {
+    port: { type: 'string', value: 'PORT', description: 'port to listen on (default 0: any free port, shown in the start line)' },
+    token: { type: 'string', value: 'TOKEN', description: 'the X-Api-Token every request must carry (env INVENTORY_API_TOKEN)' },
+    seed: { type: 'string', value: 'N', description: 'data seed; the same seed and scale give the same data (default 1)' },
+    scale: { type: 'string', value: 'N', description: 'number of servers; other resources in proportion (default 200)' },
+    host: { type: 'string', value: 'HOST', description: 'address to bind (default 127.0.0.1)' },
+    'extra-fields': { type: 'boolean', description: 'add fields the spec does not list to every record' },
+    'fault-rate': { type: 'string', value: 'R', description: 'share of requests (0 to 1) that get a fault' },
+    'fault-kinds': { type: 'string', value: 'LIST', description: `faults to draw from, comma-separated (default all: ${FAULT_KINDS.join(',')})` },
+    'fault-slow-ms': { type: 'string', value: 'N', description: "delay of the 'slow' fault in milliseconds (default 300)" },
+    'fail-path': { type: 'string', value: 'PATH', multiple: true, description: 'a path (with query, as sent) that always answers 500; repeatable' },
+  },
+  async run(parsed, io) {
+    const port = intFlag(parsed, 'port', 0, 65_535) ?? 0;
+    const token = stringFlag(parsed, 'token') ?? io.env.INVENTORY_API_TOKEN;
+    if (!token) throw new UsageError('upstream: a token is required: --token TOKEN or env INVENTORY_API_TOKEN');
+    const seed = intFlag(parsed, 'seed', 0, 2 ** 32 - 1) ?? 1;
+    const scale = intFlag(parsed, 'scale', 1, 1_000_000) ?? 200;
+    const faults = faultFlags(parsed);
+
+    const upstream = await startUpstream({
+      token,
+      seed,
+      scale,
+      port,
+      host: stringFlag(parsed, 'host') ?? '127.0.0.1',
+      extraFields: Boolean(parsed.values['extra-fields']),
+      faults,
+    });
+    const counts = upstream.counts();
+    const sizes = [...RESOURCE_NAMES]
+      .sort((a, b) => counts[b] - counts[a])
+      .map((resource) => `${counts[resource]} ${resource}`).join(', ');
+    io.stdout.write(`upstream listening on ${upstream.url} (seed ${seed}, scale ${scale}: ${sizes})\n`);
+    await stopSignal();
+    await upstream.close();
+    return 0;
+  },
+};
