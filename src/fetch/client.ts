@@ -4,6 +4,7 @@
  * parsed JSON whose envelope the caller checked, so a login page, a truncated body or a wrong
  * envelope is a fault of that request and is retried like a 503.
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { Pool, errors as undiciErrors } from 'undici';
@@ -76,6 +77,8 @@ export class Client {
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#pool = new Pool(url.origin, { connections: options.concurrency, keepAliveTimeout: 10_000, pipelining: 1 });
     this.#limit = pLimit(options.concurrency);
+    // Every request in flight listens on this one signal.
+    setMaxListeners(0, this.#deadline.signal);
     this.#deadlineTimer = setTimeout(() => this.#deadline.abort(), options.deadlineMs);
     this.#deadlineTimer.unref();
     options.signal?.addEventListener('abort', () => this.#deadline.abort(), { once: true });
