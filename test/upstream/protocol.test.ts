@@ -1,0 +1,122 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { startUpstream } from '../../src/upstream/index.js';
+import { get, TOKEN, useUpstream } from './helpers.js';
+
+const upstream = useUpstream();
+
+describe('HTTP protocol', () => {
+  it('401 without a token or with a wrong one, never echoing the token', async () => {
+    for (const headers of [{}, { 'X-Api-Token': 'wrong' }, { 'X-Api-Token': `${TOKEN}x` }, { 'X-Api-Token': TOKEN.slice(1) }]) {
+      const res = await fetch(`${upstream.current.url}/servers.json`, { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ error: 'unauthorized' });
+      expect(text).not.toContain(TOKEN);
+      expect([...res.headers.values()].join(' ')).not.toContain(TOKEN);
+    }
+  });
+
+  it('404 JSON for unknown ids, unknown paths and the retired XML and CSV renderings', async () => {
+    for (const path of ['/servers/999999.json', '/nothing.json', '/servers', '/servers/', '/applications.xml', '/applications.csv', '/applications/1.xml', '/servers/1000/x.json', '/', '/servers/%E0%A4%A.json']) {
+      const res = await get(upstream.current, path);
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ error: 'not found' });
+    }
+  });
+
+  it('405 with Allow for methods other than GET and HEAD', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await get(upstream.current, '/servers.json', { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+    }
+  });
+
+  it('HEAD has the headers of GET and no body', async () => {
+    const full = await get(upstream.current, '/servers.json');
+    const head = await get(upstream.current, '/servers.json', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(full.headers.get('content-length'));
+    expect(head.headers.get('etag')).toBe(full.headers.get('etag'));
+    expect(await head.text()).toBe('');
+    expect(Number(full.headers.get('content-length'))).toBe(Buffer.byteLength(await full.text()));
+  });
+
+  it('a weak ETag over the body; a matching If-None-Match answers 304 without a body', async () => {
+    const res = await get(upstream.current, '/servers/1000.json');
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
+    expect(res.headers.get('last-modified')).toBeNull();
+    const again = await get(upstream.current, '/servers/1000.json', { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const other = await get(upstream.current, '/servers/1000.json', { headers: { 'If-None-Match': 'W/"0000"' } });
+    expect(other.status).toBe(200);
+    const list = await get(upstream.current, '/servers.json?by_virtual=1');
+    const listAgain = await get(upstream.current, '/servers.json?by_virtual=1', { headers: { 'If-None-Match': `"x", ${list.headers.get('etag')}` } });
+    expect(listAgain.status).toBe(304);
+  });
+
+  it('keeps connections alive', async () => {
+    const statuses = await new Promise<string | undefined>((resolve, reject) => {
+      const req = request(`${upstream.current.url}/operating_systems.json`, { headers: { 'X-Api-Token': TOKEN } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers.connection));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(statuses).toBe('keep-alive');
+  });
+
+  it('counts requests', async () => {
+    const before = upstream.current.requestCount();
+    await get(upstream.current, '/applications.json');
+    await fetch(`${upstream.current.url}/applications.json`);
+    expect(upstream.current.requestCount()).toBe(before + 2);
+  });
+});
+
+describe('determinism and extra fields', () => {
+  const paths = ['/servers.json', '/databases.json', '/databases/3.json', '/appservers.json', '/applications.json', '/operating_systems.json', '/servers.json?by_system=2'];
+
+  it('the same seed gives byte-identical bodies; another seed gives other data', async () => {
+    const [a, b, c] = await Promise.all([startUpstream({ token: TOKEN, seed: 11, scale: 40 }), startUpstream({ token: TOKEN, seed: 11, scale: 40 }), startUpstream({ token: TOKEN, seed: 12, scale: 40 })]);
+    try {
+      for (const path of paths) {
+        const [ta, tb, tc] = await Promise.all([a, b, c].map(async (u) => (await get(u, path)).text()));
+        expect(ta, path).toBe(tb);
+        if (path !== '/operating_systems.json') expect(tc, path).not.toBe(ta);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close(), c.close()]);
+    }
+  });
+
+  it('extraFields adds unlisted fields to every record, list and single, after the documented ones', async () => {
+    const plain = await startUpstream({ token: TOKEN, seed: 5, scale: 20 });
+    const extra = await startUpstream({ token: TOKEN, seed: 5, scale: 20, extraFields: true });
+    try {
+      for (const path of ['/servers.json', '/servers/1000.json', '/databases.json?include=servers', '/databases/1.json', '/operating_systems.json', '/applications.json', '/appservers/1.json']) {
+        const [p, e] = await Promise.all([plain, extra].map(async (u) => (await get(u, path)).json() as Promise<Record<string, unknown>>));
+        const records = (body: Record<string, unknown>): Record<string, unknown>[] => {
+          const value = Object.values(body)[0];
+          return (Array.isArray(value) ? value : [value]) as Record<string, unknown>[];
+        };
+        const [plainRecords, extraRecords] = [records(p!), records(e!)];
+        expect(extraRecords).toHaveLength(plainRecords.length);
+        extraRecords.forEach((record, i) => {
+          const documented = Object.keys(plainRecords[i]!);
+          expect(Object.keys(record)).toEqual([...documented, 'updated_at', 'meta', 'tags']);
+          expect(record.updated_at).toMatch(/^2026-/);
+          expect(typeof record.meta).toBe('object');
+          expect(Array.isArray(record.tags)).toBe(true);
+        });
+      }
+    } finally {
+      await Promise.all([plain.close(), extra.close()]);
+    }
+  });
+});
