@@ -23,7 +23,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map((k) => (path ? `${path}.${k}` : k));
     return `unknown key${keys.length > 1 ? 's' : ''} ${keys.join(', ')} (see config/mirror.example.json for the settings)`;
   }
-  return `${path || '(top level)'}: ${issue.message}`;
+  return `${path || '(top level)'}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }
 
 /** Validates a parsed config object; `source` names it in errors. */

@@ -21,7 +21,8 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
 function message(issue: z.core.$ZodIssue, record: RawRecord): string {
   const value = valueAt(record, issue.path);
   if (value === undefined && issue.code === 'invalid_type') return `missing (expected ${issue.expected})`;
-  const text = issue.message.replace(/^Invalid input: /, '');
+  // zod says "received string"; the value itself tells more.
+  const text = issue.message.replace(/^Invalid input: /, '').replace(/, received \w+$/, '');
   return `${text}, got ${preview(value)}`;
 }
 
