@@ -74,9 +74,8 @@ export const upstreamCommand: Command = {
       faults,
     });
     const counts = upstream.counts();
-    const sizes = [...RESOURCE_NAMES]
-      .sort((a, b) => counts[b] - counts[a])
-      .map((resource) => `${counts[resource]} ${resource}`).join(', ');
+    // Servers first: the scale is their number, the rest follows from it.
+    const sizes = ['servers' as const, ...RESOURCE_NAMES.filter((r) => r !== 'servers')].map((resource) => `${counts[resource]} ${resource}`).join(', ');
     io.stdout.write(`upstream listening on ${upstream.url} (seed ${seed}, scale ${scale}: ${sizes})\n`);
     await stopSignal();
     await upstream.close();

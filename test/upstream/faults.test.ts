@@ -59,7 +59,7 @@ describe('faults', () => {
     const started = performance.now();
     const res = await get(upstream.current, '/operating_systems.json');
     expect(res.status).toBe(200);
-    expect((await res.json()).operating_systems).toHaveLength(25);
+    expect(((await res.json()) as { operating_systems: unknown[] }).operating_systems).toHaveLength(25);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
   });
 

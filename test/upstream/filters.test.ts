@@ -53,7 +53,7 @@ describe('list filters', () => {
       const res = await get(upstream.current, `/servers.json?by_virtual=${bad}`);
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect((await res.json()).error).toContain('by_virtual');
+      expect(((await res.json()) as { error: string }).error).toContain('by_virtual');
     }
   });
 
@@ -66,7 +66,7 @@ describe('list filters', () => {
     for (const bad of ['1', 'site:', 'building:1', 'SITE:1']) {
       const res = await get(upstream.current, `/servers.json?by_location=${q(bad)}`);
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toContain('by_location');
+      expect(((await res.json()) as { error: string }).error).toContain('by_location');
     }
   });
 

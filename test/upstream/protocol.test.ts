@@ -7,7 +7,7 @@ const upstream = useUpstream();
 
 describe('HTTP protocol', () => {
   it('401 without a token or with a wrong one, never echoing the token', async () => {
-    for (const headers of [{}, { 'X-Api-Token': 'wrong' }, { 'X-Api-Token': `${TOKEN}x` }, { 'X-Api-Token': TOKEN.slice(1) }]) {
+    for (const headers of [{} as Record<string, string>, { 'X-Api-Token': 'wrong' }, { 'X-Api-Token': `${TOKEN}x` }, { 'X-Api-Token': TOKEN.slice(1) }]) {
       const res = await fetch(`${upstream.current.url}/servers.json`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');

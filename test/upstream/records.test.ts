@@ -52,7 +52,7 @@ describe('putRecord, removeRecord, hideSingle, override', () => {
 
   it('an operating system put under a parent is found by by_system on the parent', async () => {
     upstream.current.putRecord('operating_systems', { id: 'deb13', name: 'Debian 13', codename: 'trixie' }, { parentId: '2' });
-    const { servers } = await getJson<{ servers: Record<string, unknown>[] }>(upstream.current, '/servers.json');
+    const { servers } = await getJson<{ servers: (Record<string, unknown> & { id: string })[] }>(upstream.current, '/servers.json');
     const target = servers[5]!;
     upstream.current.putRecord('servers', { ...target, ip: '192.0.2.9' }, { osId: 'deb13' });
     expect(await listIds(upstream.current, '/servers.json?by_system=deb13')).toEqual([target.id]);
