@@ -67,11 +67,11 @@ function serverPredicate(dataset: Dataset, param: string, value: string): Predic
   };
   switch (param) {
     case 'by_virtual':
-      if (value !== '0' && value !== '1') return { message: 'by_virtual must be 0 or 1' };
+      if (value !== '0' && value !== '1') return { message: 'expected 0 or 1' };
       return hidden((h) => h.virtual === (value === '1'));
     case 'by_location': {
       const match = LOCATION.exec(value);
-      if (!match) return { message: 'by_location must be site:<id>, room:<id> or rack:<id>' };
+      if (!match) return { message: 'expected site:<id>, room:<id> or rack:<id>' };
       const [, scope, id] = match;
       return hidden((h) => (scope === 'site' ? h.siteId : scope === 'room' ? h.roomId : h.rackId) === id);
     }

@@ -126,7 +126,7 @@ export class Store {
     const view = resource === 'databases' && !Array.isArray(record.servers) ? { ...record, servers: this.serversNamed(record.server_names) } : record;
     if (resource === 'servers') {
       const previous = this.dataset.servers.get(view.id) ?? { ...UNKNOWN_SERVER, virtual: view.hypervisor_name != null };
-      this.dataset.servers.set(view.id, { ...previous, ...pick(hidden, Object.keys(UNKNOWN_SERVER)) });
+      this.dataset.servers.set(view.id, { ...previous, ...serverAttributes(hidden) });
     }
     if (resource === 'operating_systems') {
       this.dataset.systems.set(view.id, { parentId: hidden?.parentId ?? this.dataset.systems.get(view.id)?.parentId ?? null });
@@ -170,7 +170,8 @@ export class Store {
   }
 }
 
-function pick(source: HiddenAttributes | undefined, keys: string[]): Partial<ServerHidden> {
+/** The server attributes among the given hidden ones, leaving out what was not given. */
+function serverAttributes(source: HiddenAttributes | undefined): Partial<ServerHidden> {
   if (!source) return {};
-  return Object.fromEntries(Object.entries(source).filter(([key, value]) => keys.includes(key) && value !== undefined));
+  return Object.fromEntries(Object.entries(source).filter(([key, value]) => key in UNKNOWN_SERVER && value !== undefined));
 }

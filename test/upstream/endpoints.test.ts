@@ -42,7 +42,7 @@ describe('endpoints', () => {
         expect(Object.keys(item)).toEqual(FIELDS[resource].list);
         expect(SCHEMAS[resource].list.safeParse(item).success).toBe(true);
       }
-      for (const item of items.slice(0, 5)) {
+      for (const item of items) {
         const single = await getJson<Record<string, Item>>(upstream.current, singlePath(resource, item.id));
         const singular = RESOURCES[resource].singular;
         expect(Object.keys(single)).toEqual([singular]);
