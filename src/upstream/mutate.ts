@@ -22,6 +22,7 @@ export interface MutationPlan {
   report: MutationReport;
 }
 
+// Servers first, so that new appservers and databases only name servers that survive the batch.
 const MUTABLE = ['servers', 'applications', 'databases', 'appservers'] as const satisfies readonly ResourceName[];
 
 const emptyIds = (): Record<ResourceName, string[]> => Object.fromEntries(RESOURCE_NAMES.map((r) => [r, []])) as unknown as Record<ResourceName, string[]>;
