@@ -3,5 +3,6 @@ import type { Command } from '../cli/command.js';
 import { syncCommand } from './sync.js';
 import { verifyCommand } from './verify.js';
 import { upstreamCommand } from './upstream.js';
+import { diffCommand } from './diff.js';
 
-export const COMMANDS: Command[] = [syncCommand, verifyCommand, upstreamCommand];
+export const COMMANDS: Command[] = [syncCommand, verifyCommand, diffCommand, upstreamCommand];

@@ -8,6 +8,9 @@ import fs from 'fs-extra';
 import type { FilterSettings, SyncSettings } from '../config/schema.js';
 import { MirrorError, ValidationError } from '../errors.js';
 import { Client } from '../fetch/client.js';
+import { countChanges, type ChangeSet } from '../diff/engine.js';
+import { addChangeHistory } from '../diff/history-file.js';
+import { diffAgainstFolder } from '../diff/read.js';
 import { buildTree, countRecords } from '../index/tree.js';
 import { publishSnapshot, readManifest } from '../publish/apply.js';
 import { encodeJson } from '../publish/json.js';
@@ -32,6 +35,8 @@ export interface SyncOptions {
   log?: (line: string) => void;
   /** Stops the sync before it publishes (a shutdown); the folder keeps its previous snapshot. */
   signal?: AbortSignal;
+  /** Change sets kept in _meta/changes.json (config changes.keep, default 50). */
+  changesKeep?: number;
 }
 
 export interface SyncResult {
@@ -47,6 +52,10 @@ export interface SyncResult {
   removed: string[];
   unchanged: number;
   durationMs: number;
+  /** Records added, removed and changed against the snapshot this sync replaced. */
+  changes: ChangeSet;
+  /** Set when the folder held no snapshot before (every record counts as added). */
+  initial: boolean;
 }
 
 /** Refuses a snapshot in which a resource lost more than the allowed share of its records. */
@@ -106,6 +115,8 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
       if (problem) throw new MirrorError('E_MASS_REMOVAL', problem);
     }
+    const changes = await diffAgainstFolder(options.out, previous, files);
+    await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
     const result = await publishSnapshot(options.out, files, previous);
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
     const summary: SyncResult = {
@@ -121,6 +132,8 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       removed: result.removed,
       unchanged: result.unchanged,
       durationMs: Date.now() - started,
+      changes,
+      initial: previous === undefined,
     };
     await writeLastSync(options, summary, started);
     return summary;
@@ -153,6 +166,7 @@ async function writeLastSync(options: SyncOptions, result: SyncResult, started: 
     notModified: result.notModified,
     bytesReceived: result.bytesReceived,
     files: { written: result.written.length, removed: result.removed.length, unchanged: result.unchanged },
+    changes: countChanges(result.changes),
     warnings: result.warnings,
   };
   const path = join(options.out, LAST_SYNC_FILE);

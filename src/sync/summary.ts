@@ -1,4 +1,5 @@
 /** The human summary of a sync, printed to stdout. Pure. */
+import { formatSyncChanges } from '../diff/format.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
 import { formatWarning } from '../validate/warnings.js';
 import type { SyncResult } from './run.js';
@@ -13,6 +14,7 @@ export function formatSummary(result: SyncResult, source: string, out: string): 
   const kib = Math.round(result.bytesReceived / 1024);
   lines.push(`  requests ${result.requests} (${result.retries} retried, ${result.notModified} not modified, ${kib} KiB received), warnings ${result.warnings.length}`);
   lines.push(`  files ${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged`);
+  lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,0 +1,61 @@
+/** Renderings of a change set: the one-line summary, the readable report, the JSON object. Pure. */
+import { RESOURCE_NAMES } from '../spec/resources.js';
+import { countChanges, type ChangeSet, type FieldChange } from './engine.js';
+
+const MAX_VALUE_CHARS = 80;
+
+/** `servers +2 -1 ~5, appservers ~1`, or `none`. */
+export function formatChangeLine(changes: ChangeSet): string {
+  const counts = countChanges(changes);
+  const parts = RESOURCE_NAMES.flatMap((r) => {
+    const c = counts[r];
+    const bits = [c.added ? `+${c.added}` : '', c.removed ? `-${c.removed}` : '', c.changed ? `~${c.changed}` : ''].filter(Boolean);
+    return bits.length ? [`${r} ${bits.join(' ')}`] : [];
+  });
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+/** A JSON value on one line, cut to a readable length. */
+export function shortValue(value: unknown, max = MAX_VALUE_CHARS): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `path: old → new`, values shortened. */
+export function formatFieldChange(change: FieldChange): string {
+  return `${change.path}: ${shortValue(change.old)} → ${shortValue(change.new)}`;
+}
+
+/** The readable report of `diff`: counts first, then records, then their fields. */
+export function formatReport(changes: ChangeSet, oldDir: string, newDir: string): string {
+  const counts = countChanges(changes);
+  const lines = [`changes from ${oldDir} to ${newDir}: ${formatChangeLine(changes)}`];
+  const width = Math.max(...RESOURCE_NAMES.map((r) => r.length));
+  for (const r of RESOURCE_NAMES) {
+    const c = counts[r];
+    lines.push(`  ${r.padEnd(width)}  ${String(c.added).padStart(6)} added ${String(c.removed).padStart(6)} removed ${String(c.changed).padStart(6)} changed`);
+  }
+  for (const r of RESOURCE_NAMES) {
+    const c = changes[r];
+    if (c.added.length + c.removed.length + c.changed.length === 0) continue;
+    lines.push('', `${r}:`);
+    for (const id of c.added) lines.push(`  + ${id}`);
+    for (const id of c.removed) lines.push(`  - ${id}`);
+    for (const id of c.changed) {
+      lines.push(`  ~ ${id}`);
+      for (const field of c.fields[id] ?? []) lines.push(`      ${formatFieldChange(field)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The contract's JSON object: per resource `added`, `removed`, `changed`, plus `fields` details. */
+export function changeSetJson(changes: ChangeSet): Record<string, unknown> {
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added, removed: changes[r].removed, changed: changes[r].changed, fields: changes[r].fields }]));
+}
+
+/** The `changes:` line a sync prints about the snapshot it replaced. */
+export function formatSyncChanges(changes: ChangeSet, initial: boolean): string {
+  return initial ? `changes: first snapshot of this folder (${formatChangeLine(changes)})` : `changes: ${formatChangeLine(changes)}`;
+}

@@ -1,0 +1,36 @@
+/** Puts `_meta/changes.json` into a sync's file map: rewritten only when records changed. */
+import { join } from 'node:path';
+import fs from 'fs-extra';
+import { CHANGES_FILE } from '../publish/paths.js';
+import { encodeJson } from '../publish/json.js';
+import type { ResourceName } from '../spec/resources.js';
+import { hasChanges, type ChangeSet } from './engine.js';
+import { addEntry, changeEntry, initialEntry, parseHistory } from './history.js';
+
+export interface HistoryInput {
+  /** Whether the folder held a snapshot before this sync. */
+  hadSnapshot: boolean;
+  changes: ChangeSet;
+  records: Record<ResourceName, number>;
+  keep: number;
+  at: Date;
+  log?: (line: string) => void;
+}
+
+/**
+ * Adds the change history to `files` (path → bytes). Unchanged records keep the file's bytes as
+ * they are on disk, so an unchanged re-sync rewrites nothing.
+ */
+export async function addChangeHistory(out: string, files: Map<string, Buffer>, input: HistoryInput): Promise<void> {
+  const existing = await fs.readFile(join(out, CHANGES_FILE)).catch(() => undefined);
+  const changed = !input.hadSnapshot || hasChanges(input.changes);
+  if (!changed) {
+    if (existing) files.set(CHANGES_FILE, existing);
+    return;
+  }
+  const history = parseHistory(existing);
+  if (existing && !history) input.log?.(`warning: ${CHANGES_FILE} was not a change history of ours; starting it afresh`);
+  const at = input.at.toISOString();
+  const entry = input.hadSnapshot ? changeEntry(at, input.changes) : initialEntry(at, input.records);
+  files.set(CHANGES_FILE, encodeJson(addEntry(history, entry, input.keep)));
+}

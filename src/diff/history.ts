@@ -1,0 +1,73 @@
+/**
+ * `_meta/changes.json`: the last change sets, newest first, for readers of a plain static copy
+ * without git. Bounded: `keep` entries, and per entry a cap on ids and field paths, with the
+ * full counts always given. Pure; run.ts reads and writes the file.
+ */
+import { z } from 'zod';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { countChanges, type ChangeSet } from './engine.js';
+
+/** Ids listed per resource and kind in one entry; the counts say how many there were in all. */
+export const MAX_IDS = 500;
+/** Field paths listed per changed record. */
+export const MAX_FIELD_PATHS = 20;
+
+const countsSchema = z.object({ added: z.int(), removed: z.int(), changed: z.int() });
+
+const entrySchema = z.union([
+  z.object({ at: z.string(), initial: z.literal(true), records: z.record(z.string(), z.int()) }),
+  z.object({
+    at: z.string(),
+    counts: z.record(z.string(), countsSchema),
+    resources: z.record(
+      z.string(),
+      z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.object({ id: z.string(), fields: z.array(z.string()) })) }),
+    ),
+  }),
+]);
+
+export const historySchema = z.object({ changes: z.array(entrySchema) });
+
+export type History = z.infer<typeof historySchema>;
+export type HistoryEntry = z.infer<typeof entrySchema>;
+
+/** Parses the file's bytes; undefined when missing or not ours (it is then started afresh). */
+export function parseHistory(bytes: Buffer | undefined): History | undefined {
+  if (!bytes) return undefined;
+  try {
+    const result = historySchema.safeParse(JSON.parse(bytes.toString('utf8')));
+    return result.success ? result.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entry of the first snapshot of a folder: record counts only, not every id. */
+export function initialEntry(at: string, records: Record<ResourceName, number>): HistoryEntry {
+  return { at, initial: true, records: { ...records } };
+}
+
+/** The entry of one change set: counts, and ids with their changed field paths, bounded. */
+export function changeEntry(at: string, changes: ChangeSet): HistoryEntry {
+  const all = countChanges(changes);
+  const touched = RESOURCE_NAMES.filter((r) => all[r].added + all[r].removed + all[r].changed > 0);
+  return {
+    at,
+    counts: Object.fromEntries(touched.map((r) => [r, all[r]])),
+    resources: Object.fromEntries(
+      touched.map((r) => [
+        r,
+        {
+          added: changes[r].added.slice(0, MAX_IDS),
+          removed: changes[r].removed.slice(0, MAX_IDS),
+          changed: changes[r].changed.slice(0, MAX_IDS).map((id) => ({ id, fields: [...new Set((changes[r].fields[id] ?? []).map((f) => f.path))].slice(0, MAX_FIELD_PATHS) })),
+        },
+      ]),
+    ),
+  };
+}
+
+/** The history with `entry` in front, cut to `keep` entries. */
+export function addEntry(history: History | undefined, entry: HistoryEntry, keep: number): History {
+  return { changes: [entry, ...(history?.changes ?? [])].slice(0, keep) };
+}

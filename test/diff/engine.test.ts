@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { buildChangeSet, classifyPaths, diffValues, pathsToRead } from '../../src/diff/engine.js';
+import { formatChangeLine, formatReport } from '../../src/diff/format.js';
+import { addEntry, changeEntry, initialEntry } from '../../src/diff/history.js';
+import { encodeJson } from '../../src/publish/json.js';
+import { recordFile } from '../../src/publish/paths.js';
+
+const server = (id: string, extra: Record<string, unknown> = {}): Buffer => encodeJson({ server: { id, name: `srv-${id}`, memory_GB: 16, extended_attributes: { cost_center: 'CC-1' }, ...extra } });
+
+describe('diffValues', () => {
+  it('gives nested paths, array indexes and absent sides', () => {
+    expect(
+      diffValues(
+        { memory_GB: 16, extended_attributes: { cost_center: 'CC-1', 'odd key': 1 }, instances: [{ version: '8.0' }, { version: '5.7' }, { version: '1' }], gone: true },
+        { memory_GB: 32, extended_attributes: { cost_center: 'CC-1', 'odd key': 2 }, instances: [{ version: '8.0' }, { version: '5.8' }], added: null },
+      ),
+    ).toEqual([
+      { path: 'added', new: null },
+      { path: 'extended_attributes["odd key"]', old: 1, new: 2 },
+      { path: 'gone', old: true },
+      { path: 'instances[1].version', old: '5.7', new: '5.8' },
+      { path: 'instances[2]', old: { version: '1' } },
+      { path: 'memory_GB', old: 16, new: 32 },
+    ]);
+  });
+
+  it('finds nothing in equal values', () => {
+    expect(diffValues({ a: [1, { b: null }] }, { a: [1, { b: null }] })).toEqual([]);
+  });
+});
+
+describe('change sets', () => {
+  const longId = 'x'.repeat(300);
+  const before = new Map<string, Buffer>([
+    [recordFile('servers', '1'), server('1')],
+    [recordFile('servers', '2'), server('2')],
+    [recordFile('servers', longId), server(longId)],
+    ['servers.json', encodeJson({ servers: [{ id: '1' }, { id: '2' }] })],
+  ]);
+  const after = new Map<string, Buffer>([
+    [recordFile('servers', '1'), server('1', { memory_GB: 32 })],
+    [recordFile('servers', '10'), server('10')],
+    [recordFile('servers', longId), server(longId)],
+    ['servers.json', encodeJson({ servers: [{ id: '10' }, { id: '1' }] })],
+    ['_meta/changes.json', encodeJson({})],
+  ]);
+  const hashes = (files: Map<string, Buffer>): Map<string, string> => new Map([...files].map(([p, b]) => [p, b.toString('base64')]));
+
+  it('lists ids added, removed and changed from record files only, with field details', () => {
+    const paths = classifyPaths(hashes(before), hashes(after));
+    expect(pathsToRead(paths)).toEqual({ before: ['servers/2.json', 'servers/1.json'], after: ['servers/10.json', 'servers/1.json'] });
+    const changes = buildChangeSet(paths, before, after);
+    expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] } });
+    expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {} });
+    expect(formatChangeLine(changes)).toBe('servers +1 -1 ~1');
+    expect(formatReport(changes, 'a', 'b')).toContain('      memory_GB: 16 → 32');
+  });
+
+  it('takes a long id from the record, not from its hashed file name', () => {
+    const paths = classifyPaths(new Map(), hashes(before));
+    expect(buildChangeSet(paths, new Map(), before).servers.added).toEqual(['1', '2', longId]);
+  });
+
+  it('keeps a bounded history, newest first', () => {
+    const changes = buildChangeSet(classifyPaths(hashes(before), hashes(after)), before, after);
+    let history = addEntry(undefined, initialEntry('t0', { applications: 1, databases: 0, operating_systems: 0, servers: 3, appservers: 0 }), 2);
+    history = addEntry(history, changeEntry('t1', changes), 2);
+    history = addEntry(history, changeEntry('t2', changes), 2);
+    expect(history.changes.map((e) => e.at)).toEqual(['t2', 't1']);
+    expect(history.changes[0]).toEqual({
+      at: 't2',
+      counts: { servers: { added: 1, removed: 1, changed: 1 } },
+      resources: { servers: { added: ['10'], removed: ['2'], changed: [{ id: '1', fields: ['memory_GB'] }] } },
+    });
+    expect(formatChangeLine(buildChangeSet(classifyPaths(hashes(before), hashes(before)), before, before))).toBe('none');
+  });
+});
