@@ -39,6 +39,8 @@ export const META_DIR = '_meta';
 export const MANIFEST_FILE = `${META_DIR}/manifest.json`;
 export const FILTER_INDEX_FILE = `${META_DIR}/filters.json`;
 export const LAST_SYNC_FILE = `${META_DIR}/last-sync.json`;
+/** The last change sets, for readers of a static copy without git; part of the snapshot. */
+export const CHANGES_FILE = `${META_DIR}/changes.json`;
 export const GITIGNORE_FILE = '.gitignore';
 /** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
 export const WORK_DIR = '.inventory-mirror';
