@@ -48,6 +48,23 @@ export interface ClientStats {
 /** Thrown by a body check: the answer was 200 but unusable; the request is retried. */
 export class BodyFault extends Error {}
 
+/** Deeper JSON would overflow the recursive walks of validation and encoding. */
+const MAX_DEPTH = 100;
+
+/** Whether `value` nests deeper than `limit` levels; iterative, so it cannot overflow itself. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED']);
 
 function describeNetworkError(error: unknown): string | undefined {
@@ -192,12 +209,14 @@ export class Client {
     if (!/[/+]json\b/i.test(contentType)) return { kind: 'retry', reason: `the body is not JSON (content type ${contentType})`, status: 200 };
     let value: T;
     try {
-      value = check(JSON.parse(bytes.toString('utf8')));
+      const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+      if (depthExceeds(parsed, MAX_DEPTH)) {
+        throw new RequestError('E_BODY_TOO_DEEP', path, `GET ${path} sent JSON nested deeper than ${MAX_DEPTH} levels (${bytes.length} bytes); an inventory record is never that deep`);
+      }
+      value = check(parsed);
     } catch (error) {
       if (error instanceof SyntaxError) return { kind: 'retry', reason: `the body is not valid JSON (content type ${contentType}, ${bytes.length} bytes)`, status: 200 };
       if (error instanceof BodyFault) return { kind: 'retry', reason: error.message, status: 200 };
-      // V8 parses and walks JSON recursively: absurd nesting ends in a RangeError, not a crash.
-      if (error instanceof RangeError) throw new RequestError('E_BODY_TOO_DEEP', path, `GET ${path} sent JSON nested too deeply to process (${bytes.length} bytes)`);
       throw error;
     }
     return { kind: 'done', result: { status: 200, value, bytes, validators: { etag: header('etag'), lastModified: header('last-modified') } } };

@@ -17,7 +17,7 @@ export function preview(value: unknown, max = 60): string {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    text = Array.isArray(value) ? '[…]' : typeof value === 'object' ? '{…}' : String(value);
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
