@@ -10,6 +10,9 @@ import { parseConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { ConfigError } from '../errors.js';
+import { writeReport } from '../diff/report.js';
+import { checkWorkTree, commitSnapshot } from '../git/git.js';
+import { commitMessage } from '../git/message.js';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
 import { silentProgress, terminalProgress } from '../sync/progress.js';
 import { runSync, type SyncResult } from '../sync/run.js';
@@ -21,6 +24,8 @@ export interface SyncPlan {
   baseUrl: string | undefined;
   out: string;
   tokenFile: string | undefined;
+  /** Absolute path of `--report FILE`. */
+  report: string | undefined;
 }
 
 /** Settings by priority: flags over environment over config file over defaults. */
@@ -34,6 +39,7 @@ export function planSync(parsed: ParsedArgs, io: CommandIo): SyncPlan {
         ...(parsed.values.strict ? { strict: true } : {}),
         ...(intFlag(parsed, 'concurrency', 1, 256) !== undefined ? { concurrency: intFlag(parsed, 'concurrency', 1, 256) } : {}),
       },
+      git: { ...config.git, ...(parsed.values.git ? { commit: true } : {}) },
     },
     'settings',
   );
@@ -52,13 +58,36 @@ export function planSync(parsed: ParsedArgs, io: CommandIo): SyncPlan {
     baseUrl,
     out: resolve(io.cwd, stringFlag(parsed, 'out') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out),
     tokenFile: stringFlag(parsed, 'token-file'),
+    report: stringFlag(parsed, 'report') === undefined ? undefined : resolve(io.cwd, stringFlag(parsed, 'report')!),
   };
 }
 
+/** Checks made before anything is fetched: with git commits on, the output folder must be in a work tree. */
+export async function preflightSync(plan: SyncPlan): Promise<void> {
+  if (plan.config.git.commit) await checkWorkTree(plan.out);
+}
+
+/** The token, read once: flag file, environment, or config file. */
+export function syncToken(plan: SyncPlan, io: CommandIo): string {
+  const resolved = resolveToken({ flagFile: plan.tokenFile, configFile: plan.config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
+  if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
+  for (const warning of resolved.warnings) io.stderr.write(`warning: ${warning}\n`);
+  return resolved.token;
+}
+
+/** After a successful sync: the --report file, then the git commit of exactly the snapshot when it changed. */
+async function afterSync(plan: SyncPlan, result: SyncResult, io: CommandIo, quiet: boolean): Promise<void> {
+  if (plan.report) await writeReport(plan.report, result.changes);
+  if (!plan.config.git.commit) return;
+  const message = commitMessage(result.changes, { prefix: plan.config.git.messagePrefix, initial: result.initial });
+  const sha = await commitSnapshot({ out: plan.out, message, author: plan.config.git.author });
+  if (!quiet) io.stderr.write(sha ? `git: committed ${sha.slice(0, 12)} ${message.split('\n')[0]}\n` : 'git: nothing to commit\n');
+}
+
 /** Runs a sync with the CLI's progress and log lines; prints nothing itself. */
-export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string, parsed: ParsedArgs, io: CommandIo): Promise<SyncResult> {
+export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string, parsed: ParsedArgs, io: CommandIo, signal?: AbortSignal): Promise<SyncResult> {
   const quiet = Boolean(parsed.values.quiet);
-  return runSync({
+  const result = await runSync({
     baseUrl,
     token,
     out: plan.out,
@@ -69,7 +98,11 @@ export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string,
     log: (line) => {
       if (!quiet || line.startsWith('warning')) io.stderr.write(`${line}\n`);
     },
+    signal,
+    changesKeep: plan.config.changes.keep,
   });
+  await afterSync(plan, result, io, quiet);
+  return result;
 }
 
 export const syncCommand: Command = {
@@ -85,15 +118,16 @@ export const syncCommand: Command = {
     'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
     demo: { type: 'boolean', description: 'sync from the built-in simulated service (what `npm start` does)' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress and no summary; warnings and errors only' },
+    git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },
+    report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
   },
   async run(parsed, io) {
     const plan = planSync(parsed, io);
     if (parsed.values.demo) return runDemo(plan, parsed, io);
     if (!plan.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
-    const resolved = resolveToken({ flagFile: plan.tokenFile, configFile: plan.config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
-    if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
-    for (const warning of resolved.warnings) io.stderr.write(`warning: ${warning}\n`);
-    const result = await syncWithIo(plan, plan.baseUrl, resolved.token, parsed, io);
+    const token = syncToken(plan, io);
+    await preflightSync(plan);
+    const result = await syncWithIo(plan, plan.baseUrl, token, parsed, io);
     report(result, plan.baseUrl, plan.out, parsed, io);
     return 0;
   },
@@ -105,6 +139,7 @@ function report(result: SyncResult, source: string, out: string, parsed: ParsedA
 }
 
 async function runDemo(plan: SyncPlan, parsed: ParsedArgs, io: CommandIo): Promise<number> {
+  await preflightSync(plan);
   const token = randomBytes(24).toString('base64url');
   const upstream = await startUpstream({ token });
   try {

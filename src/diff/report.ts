@@ -1,0 +1,20 @@
+/** `sync --report FILE`: the run's full JSON diff, written atomically (temp file, then rename). */
+import { dirname, join, basename } from 'node:path';
+import fs from 'fs-extra';
+import { OutputError } from '../errors.js';
+import { encodeJson } from '../publish/json.js';
+import type { ChangeSet } from './engine.js';
+import { changeSetJson } from './format.js';
+
+/** Writes the change set to `file` (absolute); a reader never sees half a report. */
+export async function writeReport(file: string, changes: ChangeSet): Promise<void> {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  try {
+    await fs.mkdir(dirname(file), { recursive: true });
+    await fs.writeFile(tmp, encodeJson(changeSetJson(changes)));
+    await fs.rename(tmp, file);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw new OutputError('E_REPORT', `--report: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (the snapshot itself was published)`, { cause: error });
+  }
+}
