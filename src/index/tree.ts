@@ -4,12 +4,12 @@
  */
 import { OutputError } from '../errors.js';
 import { encodeJson } from '../publish/json.js';
-import { FILTER_INDEX_FILE, GITIGNORE_FILE, LAST_SYNC_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
+import { FILTER_INDEX_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ListBody, Pulled } from '../sync/pull.js';
 
 /** The tree's own .gitignore: run metadata and work files stay out of git. */
-const GITIGNORE = `# Written by inventory-mirror: run metadata and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${WORK_DIR}/\n`;
+const GITIGNORE = `# Written by inventory-mirror: run metadata, caches and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${HTTP_CACHE_FILE}\n/${WORK_DIR}/\n`;
 
 function withoutGone(list: ListBody, key: string, gone: ReadonlySet<string>): unknown {
   if (gone.size === 0) return list.body;

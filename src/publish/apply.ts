@@ -23,6 +23,14 @@ export async function readManifest(dir: string): Promise<Manifest | undefined> {
   return bytes ? parseManifest(bytes) : undefined;
 }
 
+/** A file of the published snapshot, only if it still matches its manifest entry. */
+export async function readPublished(dir: string, manifest: Manifest | undefined, path: string): Promise<Buffer | undefined> {
+  const entry = manifest?.files[path];
+  if (!entry) return undefined;
+  const bytes = await fs.readFile(join(dir, path)).catch(() => undefined);
+  return bytes && bytes.length === entry.size && sha256(bytes) === entry.sha256 ? bytes : undefined;
+}
+
 /** Whether `path` in `dir` still holds a file of `size` bytes (cheap: one stat, no read). */
 async function sizeMatches(dir: string, path: string, size: number): Promise<boolean> {
   const stat = await fs.stat(join(dir, path)).catch(() => undefined);
@@ -36,10 +44,11 @@ async function sameBytes(dir: string, path: string, bytes: Buffer): Promise<bool
 
 /**
  * Applies `files` (path → bytes) to `dir` as one snapshot. Trusts the previous manifest for
- * content (hash compare) but checks each kept file still exists with its size; without a
- * manifest, compares with what is on disk.
+ * content (hash compare) but checks each kept file still exists with its size, and rewrites the
+ * `damaged` ones (found altered by a caller that read them); without a manifest, compares with
+ * what is on disk.
  */
-export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined): Promise<PublishResult> {
+export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, damaged: ReadonlySet<string> = new Set()): Promise<PublishResult> {
   const hashed = new Map<string, { bytes: Buffer; sha256: string }>();
   for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: sha256(bytes) });
   const manifest = buildManifest(new Map([...hashed].map(([path, f]) => [path, { sha256: f.sha256, size: f.bytes.length }])));
@@ -49,7 +58,7 @@ export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Bu
     [...hashed].map(([path, file]) =>
       limit(async () => {
         const old = previous?.files[path];
-        const keep = old ? old.sha256 === file.sha256 && (await sizeMatches(dir, path, file.bytes.length)) : !previous && (await sameBytes(dir, path, file.bytes));
+        const keep = old ? old.sha256 === file.sha256 && !damaged.has(path) && (await sizeMatches(dir, path, file.bytes.length)) : !previous && (await sameBytes(dir, path, file.bytes));
         return keep ? undefined : path;
       }),
     ),

@@ -41,11 +41,15 @@ export const FILTER_INDEX_FILE = `${META_DIR}/filters.json`;
 export const LAST_SYNC_FILE = `${META_DIR}/last-sync.json`;
 /** The last change sets, for readers of a static copy without git; part of the snapshot. */
 export const CHANGES_FILE = `${META_DIR}/changes.json`;
+/** The Ed25519 signature of the manifest's bytes; outside the manifest, like the manifest itself. */
+export const SIGNATURE_FILE = `${META_DIR}/manifest.sig`;
+/** ETags and Last-Modified of the responses behind the snapshot: a cache, outside the manifest. */
+export const HTTP_CACHE_FILE = `${META_DIR}/http-cache.json`;
 export const GITIGNORE_FILE = '.gitignore';
 /** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
 export const WORK_DIR = '.inventory-mirror';
 
 /** Files of the folder that are not part of the snapshot: `verify` and the manifest skip them. */
 export function isOutsideSnapshot(relPath: string): boolean {
-  return relPath === MANIFEST_FILE || relPath === LAST_SYNC_FILE || relPath === `${META_DIR}/manifest.sig` || relPath.startsWith(`${WORK_DIR}/`) || relPath.startsWith('.git/');
+  return relPath === MANIFEST_FILE || relPath === LAST_SYNC_FILE || relPath === HTTP_CACHE_FILE || relPath === SIGNATURE_FILE || relPath.startsWith(`${WORK_DIR}/`) || relPath.startsWith('.git/');
 }

@@ -1,13 +1,16 @@
 /**
  * The pull stage: every list, then every single record and filtered view, each validated as it
  * arrives and kept as the bytes it will be published as, so the parsed single records do not
- * pile up in memory.
+ * pile up in memory. With the previous snapshot's validators it asks "changed since?" and, on
+ * 304, takes the body from the published file instead of the wire.
  */
 import { RequestError } from '../errors.js';
-import type { Client, Validators } from '../fetch/client.js';
+import type { HttpCache } from '../fetch/cache.js';
+import type { Client } from '../fetch/client.js';
 import { planViews, type ViewKey } from '../index/views.js';
 import type { FilterSettings } from '../config/schema.js';
 import { encodeJson } from '../publish/json.js';
+import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { filterPath, listPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { appserverServerWarnings, databaseServerWarnings, listSingleWarnings } from '../validate/crosscheck.js';
@@ -31,6 +34,8 @@ export interface Pulled {
   /** Records listed but answering 404 as single records: left out of the snapshot. */
   gone: Record<ResourceName, string[]>;
   warnings: Warning[];
+  /** Validators of this snapshot's responses, for the next sync. */
+  cache: HttpCache;
 }
 
 export interface PullOptions {
@@ -38,72 +43,123 @@ export interface PullOptions {
   filters: FilterSettings;
   /** Told the number of requests planned so far, for progress. */
   onPlanned?: (total: number) => void;
+  /** Validators and warnings of the previous snapshot's responses. */
+  cache?: HttpCache;
+  /** A file of the previous snapshot (to answer a 304), or undefined when it has none. */
+  readPrevious?: (file: string) => Promise<Buffer | undefined>;
 }
 
-function emptyRecord<T>(make: () => T): Record<ResourceName, T> {
+function perResource<T>(make: () => T): Record<ResourceName, T> {
   return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make()])) as Record<ResourceName, T>;
 }
 
-function expectOk<T>(result: Awaited<ReturnType<Client['get']>>, path: string): asserts result is { status: 200; value: T; bytes: Buffer; validators: Validators } {
-  if (result.status !== 200) throw new Error(`GET ${path}: unexpected ${result.status}`);
+interface Fetched<T> {
+  value: T;
+  /** The published file's bytes when the service answered 304. */
+  stored: Buffer | undefined;
 }
 
 /** Pulls and validates the whole inventory. Throws on the first structural fault. */
-export async function pull({ client, filters, onPlanned }: PullOptions): Promise<Pulled> {
+export async function pull({ client, filters, onPlanned, cache = new Map(), readPrevious = async () => undefined }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
+  const nextCache: HttpCache = new Map();
+
+  /**
+   * GET with validators when the previous snapshot has the file; field warnings are computed on
+   * a fresh body and replayed from the cache on a 304. Undefined on 404.
+   */
+  const fetchJson = async <T>(path: string, file: string, check: (body: unknown) => T, fieldCheck: (value: T) => Warning[]): Promise<Fetched<T> | undefined> => {
+    const entry = cache.get(path);
+    const stored = entry && (entry.etag || entry.lastModified) ? await readPrevious(file) : undefined;
+    const result = await client.get(path, check, stored ? entry : undefined);
+    if (result.status === 404) return undefined;
+    if (result.status === 304) {
+      let value: T | undefined;
+      try {
+        value = check(JSON.parse(stored!.toString('utf8')));
+      } catch {
+        value = undefined;
+      }
+      if (value !== undefined) {
+        nextCache.set(path, entry!);
+        warnings.push(...(entry!.warnings ?? []));
+        return { value, stored };
+      }
+      // The published file no longer parses: fetch the body outright.
+      cache.delete(path);
+      return fetchJson(path, file, check, fieldCheck);
+    }
+    const found = fieldCheck(result.value);
+    warnings.push(...found);
+    const { etag, lastModified } = result.validators;
+    if (etag || lastModified) nextCache.set(path, { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}), ...(found.length ? { warnings: found } : {}) });
+    return { value: result.value, stored: undefined };
+  };
+
+  const fetchList = async (resource: ResourceName, path: string, file: string, checkFields: boolean): Promise<ListBody> => {
+    const check = (body: unknown): ListBody => ({ body: body as Record<string, unknown>, records: listRecords(body, resource, path) });
+    const fieldCheck = (list: ListBody): Warning[] => (checkFields ? list.records.flatMap((record) => fieldWarnings(resource, 'list', record)) : []);
+    const fetched = await fetchJson(path, file, check, fieldCheck);
+    if (!fetched) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 404; is the base URL right?`, { status: 404 });
+    return fetched.value;
+  };
+
   onPlanned?.(RESOURCE_NAMES.length);
-  const lists = emptyRecord<ListBody>(() => ({ body: {}, records: [] }));
+  const lists = perResource<ListBody>(() => ({ body: {}, records: [] }));
   await Promise.all(
     RESOURCE_NAMES.map(async (resource) => {
-      const path = listPath(resource);
-      const result = await client.get(path, (body) => ({ body: body as Record<string, unknown>, records: listRecords(body, resource, path) }));
-      if (result.status === 404) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 404; is the base URL right?`, { status: 404 });
-      expectOk<ListBody>(result, path);
-      lists[resource] = result.value;
-      for (const record of result.value.records) warnings.push(...fieldWarnings(resource, 'list', record));
+      lists[resource] = await fetchList(resource, listPath(resource), listFile(resource), true);
     }),
   );
 
-  const byId = emptyRecord<Map<string, RawRecord>>(() => new Map());
+  const byId = perResource<Map<string, RawRecord>>(() => new Map());
   for (const resource of RESOURCE_NAMES) for (const record of lists[resource].records) byId[resource].set(record.id, record);
   const serverIds = new Set(byId.servers.keys());
-  const viewKeys = planViews(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, lists[r].records])) as Record<ResourceName, RawRecord[]>, filters);
-  onPlanned?.(RESOURCE_NAMES.length + [...RESOURCE_NAMES].reduce((n, r) => n + lists[r].records.length, 0) + viewKeys.length);
+  const viewKeys = planViews(perResourceRecords(lists), filters);
+  onPlanned?.(RESOURCE_NAMES.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].records.length, 0) + viewKeys.length);
 
-  const singles = emptyRecord<Map<string, Buffer>>(() => new Map());
-  const gone = emptyRecord<string[]>(() => []);
+  const singles = perResource<Map<string, Buffer>>(() => new Map());
+  const gone = perResource<string[]>(() => []);
   const singleJobs = RESOURCE_NAMES.flatMap((resource) =>
     lists[resource].records.map(async (item) => {
       const path = singlePath(resource, item.id);
-      const result = await client.get(path, (body) => ({ body, record: singleRecord(body, RESOURCES[resource].singular, item.id, path) }));
-      if (result.status === 404) {
+      const check = (body: unknown) => ({ body, record: singleRecord(body, RESOURCES[resource].singular, item.id, path) });
+      const fetched = await fetchJson(path, recordFile(resource, item.id), check, ({ record }) => fieldWarnings(resource, 'single', record));
+      if (!fetched) {
         gone[resource].push(item.id);
         return;
       }
-      expectOk<{ body: unknown; record: RawRecord }>(result, path);
-      const { body, record } = result.value;
-      warnings.push(...fieldWarnings(resource, 'single', record), ...listSingleWarnings(resource, item, record));
+      const { record, body } = fetched.value;
+      warnings.push(...listSingleWarnings(resource, item, record));
       if (resource === 'databases') warnings.push(...databaseServerWarnings(record));
       if (resource === 'appservers') warnings.push(...appserverServerWarnings(record, serverIds));
-      singles[resource].set(item.id, encodeJson(body));
+      singles[resource].set(item.id, fetched.stored ?? encodeJson(body));
     }),
   );
   const viewJobs = viewKeys.map(async (key): Promise<PulledView> => {
     const path = filterPath(key.resource, key.param, key.value);
-    const result = await client.get(path, (body) => ({ body: body as Record<string, unknown>, records: listRecords(body, key.resource, path) }));
-    if (result.status === 404) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 404`, { status: 404 });
-    expectOk<ListBody>(result, path);
-    for (const record of result.value.records) {
+    // A view's records are records of the list, already judged there; only membership is new.
+    const view = await fetchList(key.resource, path, filterFile(key.resource, key.param, key.value), false);
+    for (const record of view.records) {
       if (!byId[key.resource].has(record.id)) {
         warnings.push({ resource: key.resource, id: record.id, field: '', message: `is in the filtered view ?${key.param}=${key.value} but not in the ${key.resource} list` });
       }
     }
-    return { ...key, ...result.value };
+    return { ...key, ...view };
   });
   const [, views] = await Promise.all([Promise.all(singleJobs), Promise.all(viewJobs)]);
 
   for (const resource of RESOURCE_NAMES) {
+    if (gone[resource].length === 0) continue;
     for (const id of gone[resource]) warnings.push({ resource, id, field: '', message: 'is listed but its single record answered 404 (deleted during the sync?); left out of this snapshot' });
+    // The published list and views lack these records, so they are not the service's bodies:
+    // no validators for them, and the next sync fetches them whole.
+    nextCache.delete(listPath(resource));
+    for (const view of views) if (view.resource === resource) nextCache.delete(filterPath(resource, view.param, view.value));
   }
-  return { lists, singles, views, gone, warnings };
+  return { lists, singles, views, gone, warnings, cache: nextCache };
+}
+
+function perResourceRecords(lists: Record<ResourceName, ListBody>): Record<ResourceName, RawRecord[]> {
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, lists[r].records])) as Record<ResourceName, RawRecord[]>;
 }

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import fs from 'fs-extra';
 import type { FilterSettings, SyncSettings } from '../config/schema.js';
 import { MirrorError, ValidationError } from '../errors.js';
+import { readHttpCache, writeHttpCache } from '../fetch/cache.js';
 import { Client } from '../fetch/client.js';
 import { countChanges, type ChangeSet } from '../diff/engine.js';
 import { addChangeHistory } from '../diff/history-file.js';
 import { diffAgainstFolder } from '../diff/read.js';
 import { buildTree, countRecords } from '../index/tree.js';
-import { publishSnapshot, readManifest } from '../publish/apply.js';
+import { publishSnapshot, readManifest, readPublished } from '../publish/apply.js';
 import { encodeJson } from '../publish/json.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
@@ -21,6 +22,8 @@ import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { formatWarning, type Warning } from '../validate/warnings.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pull } from './pull.js';
+import type { LoadedKey } from '../sign/keys.js';
+import { updateSignature } from '../sign/folder.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -37,6 +40,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Change sets kept in _meta/changes.json (config changes.keep, default 50). */
   changesKeep?: number;
+  /** Signs each published manifest into _meta/manifest.sig (written right after the manifest). */
+  signKey?: LoadedKey;
 }
 
 export interface SyncResult {
@@ -102,7 +107,19 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     if (recovered) log(recovered);
     const previous = await readManifest(options.out);
 
-    const pulled = await pull({ client, filters: options.filters, onPlanned: (n) => progress.planned(n) });
+    // Published files found not to match the manifest while answering 304s: rewritten below.
+    const damaged = new Set<string>();
+    const pulled = await pull({
+      client,
+      filters: options.filters,
+      onPlanned: (n) => progress.planned(n),
+      cache: previous ? await readHttpCache(options.out) : new Map(),
+      readPrevious: async (file) => {
+        const bytes = await readPublished(options.out, previous, file);
+        if (!bytes && previous?.files[file]) damaged.add(file);
+        return bytes;
+      },
+    });
     progress.done();
     const { warnings } = pulled;
     if (options.settings.strict && warnings.length > 0) {
@@ -117,7 +134,9 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     }
     const changes = await diffAgainstFolder(options.out, previous, files);
     await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
-    const result = await publishSnapshot(options.out, files, previous);
+    const result = await publishSnapshot(options.out, files, previous, damaged);
+    const signNote = await updateSignature(options.out, options.signKey);
+    if (signNote) log(signNote);
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
     const summary: SyncResult = {
       status,
@@ -135,6 +154,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       changes,
       initial: previous === undefined,
     };
+    await writeHttpCache(options.out, pulled.cache);
     await writeLastSync(options, summary, started);
     return summary;
   } catch (error) {

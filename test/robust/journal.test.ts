@@ -29,7 +29,7 @@ async function committedOverOld(dir: string) {
   await publishSnapshot(dir, oldFiles, undefined);
   const previous = await readManifest(dir);
   const manifest = encodeManifest(buildManifest(new Map([...newFiles].map(([p, b]) => [p, { sha256: sha256(b), size: b.length }]))));
-  const changed = new Map([...newFiles].filter(([p, b]) => previous!.files[p]?.sha256 !== sha256(b)).map(([p, b]) => [p, { bytes: b, sha256: sha256(b) }]));
+  const changed = new Map<string, { bytes: Buffer; sha256: string }>([...newFiles].filter(([p, b]) => previous!.files[p]?.sha256 !== sha256(b)).map(([p, b]) => [p, { bytes: b, sha256: sha256(b) }]));
   changed.set(MANIFEST_FILE, { bytes: manifest, sha256: sha256(manifest) });
   const journal = await stage(dir, changed, ['gone/c.json']);
   return journal;

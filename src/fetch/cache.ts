@@ -1,0 +1,42 @@
+/**
+ * The validators (ETag, Last-Modified) of every response behind the snapshot, so the next sync can
+ * ask "changed since?" and reuse the published file on 304. Each entry also keeps the field
+ * warnings that body raised, so a 304 reports them again rather than going quiet. A cache, not
+ * snapshot data: outside the manifest and git-ignored.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import fs from 'fs-extra';
+import { HTTP_CACHE_FILE } from '../publish/paths.js';
+
+const warningSchema = z.strictObject({ resource: z.string(), id: z.string(), field: z.string(), message: z.string() });
+
+const entrySchema = z.strictObject({
+  etag: z.string().optional(),
+  lastModified: z.string().optional(),
+  warnings: z.array(warningSchema).optional(),
+});
+
+const cacheSchema = z.strictObject({ format: z.literal(1), responses: z.record(z.string(), entrySchema) });
+
+export type CacheEntry = z.infer<typeof entrySchema>;
+export type HttpCache = Map<string, CacheEntry>;
+
+/** The folder's cache; empty when absent or unreadable (the sync then fetches everything). */
+export async function readHttpCache(dir: string): Promise<HttpCache> {
+  try {
+    const parsed = cacheSchema.safeParse(JSON.parse(await fs.readFile(join(dir, HTTP_CACHE_FILE), 'utf8')));
+    return parsed.success ? new Map(Object.entries(parsed.data.responses)) : new Map();
+  } catch {
+    return new Map();
+  }
+}
+
+/** Replaces the folder's cache (temp file, then rename). */
+export async function writeHttpCache(dir: string, cache: HttpCache): Promise<void> {
+  const path = join(dir, HTTP_CACHE_FILE);
+  const responses = Object.fromEntries([...cache].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  await fs.mkdir(join(dir, '_meta'), { recursive: true });
+  await fs.writeFile(`${path}.tmp`, JSON.stringify({ format: 1, responses }));
+  await fs.rename(`${path}.tmp`, path);
+}

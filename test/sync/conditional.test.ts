@@ -1,0 +1,77 @@
+/**
+ * Conditional requests: a re-sync asks "changed since?" with the stored ETags; 304s reuse the
+ * published files, and the result is the same snapshot a fresh sync would publish.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { syncInto } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tmp.js';
+import { treeState } from '../helpers/tree.js';
+import { useUpstream } from '../helpers/upstream.js';
+
+async function contents(dir: string): Promise<Map<string, string>> {
+  const state = await treeState(dir);
+  // changes.json (and so the manifest) tells this folder's own history, which differs by design.
+  for (const path of ['_meta/last-sync.json', '_meta/http-cache.json', '_meta/changes.json', '_meta/manifest.json']) state.delete(path);
+  return new Map([...state].map(([path, s]) => [path, s.sha256]));
+}
+
+describe('conditional requests', () => {
+  it('an unchanged service answers 304 everywhere and nothing is rewritten', async () => {
+    const upstream = await useUpstream({ scale: 50 });
+    const out = tempDir();
+    const first = await syncInto(upstream, out);
+    expect(first.notModified).toBe(0);
+    const before = await treeState(out);
+    const second = await syncInto(upstream, out);
+    expect(second.notModified).toBe(second.requests);
+    expect(second.bytesReceived).toBe(0);
+    expect(second.written).toEqual([]);
+    const after = await treeState(out);
+    for (const path of ['_meta/last-sync.json', '_meta/http-cache.json']) {
+      before.delete(path);
+      after.delete(path);
+    }
+    expect(after).toEqual(before);
+  });
+
+  it('after changes upstream, only changed bodies travel and the snapshot equals a fresh sync', async () => {
+    const upstream = await useUpstream({ scale: 80 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const report = upstream.mutate({ seed: 5, share: 0.05 });
+    const result = await syncInto(upstream, out);
+    const changedRecords = Object.values(report.changed).flat().length + Object.values(report.added).flat().length;
+    expect(result.notModified).toBeGreaterThan(result.requests / 2);
+    expect(result.requests - result.notModified).toBeGreaterThanOrEqual(changedRecords);
+    const fresh = tempDir();
+    await syncInto(upstream, fresh);
+    const a = await contents(out);
+    const b = await contents(fresh);
+    expect(a).toEqual(b);
+  });
+
+  it('a published file that no longer matches its manifest is fetched again, not reused', async () => {
+    const upstream = await useUpstream({ scale: 30 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const file = join(out, 'servers.json');
+    const good = readFileSync(file);
+    writeFileSync(file, good.toString('utf8').replace('"servers"', '"servers" ').replace(/\n$/, ''));
+    const result = await syncInto(upstream, out);
+    expect(result.written).toEqual(['servers.json']);
+    expect(readFileSync(file).equals(good)).toBe(true);
+  });
+
+  it('replays the field warnings of a body on its 304, so a re-sync is not quieter than the first', async () => {
+    const upstream = await useUpstream({ scale: 20 });
+    upstream.putRecord('applications', { id: 'w1', name: 'warned', description: 42 });
+    const out = tempDir();
+    const first = await syncInto(upstream, out);
+    const second = await syncInto(upstream, out);
+    expect(second.notModified).toBe(second.requests);
+    expect(second.warnings).toEqual(first.warnings);
+    expect(first.warnings.some((w) => w.id === 'w1' && w.field === 'description')).toBe(true);
+  });
+});
