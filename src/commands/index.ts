@@ -4,5 +4,8 @@ import { syncCommand } from './sync.js';
 import { verifyCommand } from './verify.js';
 import { upstreamCommand } from './upstream.js';
 import { diffCommand } from './diff.js';
+import { packCommand } from './pack.js';
+import { unpackCommand } from './unpack.js';
+import { keygenCommand } from './keygen.js';
 
-export const COMMANDS: Command[] = [syncCommand, verifyCommand, diffCommand, upstreamCommand];
+export const COMMANDS: Command[] = [syncCommand, verifyCommand, diffCommand, packCommand, unpackCommand, keygenCommand, upstreamCommand];

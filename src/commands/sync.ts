@@ -18,6 +18,7 @@ import { silentProgress, terminalProgress } from '../sync/progress.js';
 import { runSync, type SyncResult } from '../sync/run.js';
 import { formatSummary, formatWarnings } from '../sync/summary.js';
 import { startUpstream } from '../upstream/index.js';
+import { loadPrivateKey } from '../sign/keys.js';
 
 export interface SyncPlan {
   config: Config;
@@ -94,6 +95,7 @@ export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string,
     settings: plan.config.sync,
     filters: plan.config.filters,
     allowMassRemoval: Boolean(parsed.values['allow-mass-removal']),
+    signKey: stringFlag(parsed, 'sign-key') ? loadPrivateKey(resolve(io.cwd, stringFlag(parsed, 'sign-key')!)) : undefined,
     progress: !quiet && io.isTTY ? terminalProgress(io.stderr) : silentProgress,
     log: (line) => {
       if (!quiet || line.startsWith('warning')) io.stderr.write(`${line}\n`);
@@ -116,6 +118,7 @@ export const syncCommand: Command = {
     concurrency: { type: 'string', value: 'N', description: 'requests in flight at once (config sync.concurrency, default 16)' },
     strict: { type: 'boolean', description: 'treat field-level warnings as failures' },
     'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
+    'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): sign the manifest into _meta/manifest.sig' },
     demo: { type: 'boolean', description: 'sync from the built-in simulated service (what `npm start` does)' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress and no summary; warnings and errors only' },
     git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },

@@ -3,10 +3,13 @@ import { resolve } from 'node:path';
 import fs from 'fs-extra';
 import { stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
-import { ConfigError, VerifyError } from '../errors.js';
+import { ConfigError, UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { verifyFolder } from '../verify/verify.js';
+import { verifyArchiveWithIo } from '../archive/verify-command.js';
+import { folderSignatureProblem } from '../sign/folder.js';
+import { loadPublicKey } from '../sign/keys.js';
 
 const MAX_LINES = 100;
 
@@ -16,8 +19,15 @@ export const verifyCommand: Command = {
   options: {
     dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
     config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    archive: { type: 'string', value: 'FILE', description: 'check an archive made by pack instead of a folder, without unpacking it' },
+    'public-key': { type: 'string', value: 'FILE', description: 'Ed25519 public key (from keygen): also require a valid _meta/manifest.sig by it' },
   },
   async run(parsed, io) {
+    const keyFile = stringFlag(parsed, 'public-key');
+    const publicKey = keyFile ? loadPublicKey(resolve(io.cwd, keyFile)) : undefined;
+    const archive = stringFlag(parsed, 'archive');
+    if (archive && stringFlag(parsed, 'dir')) throw new UsageError('verify: pass either --dir DIR or --archive FILE, not both');
+    if (archive) return verifyArchiveWithIo(resolve(io.cwd, archive), publicKey, io);
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
     const dir = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
     if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
@@ -33,12 +43,13 @@ export const verifyCommand: Command = {
     }
     const report = await verifyFolder(dir);
     if (report.noManifest) throw new VerifyError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`, []);
-    const problems = [...report.missing.map((p) => `missing: ${p}`), ...report.altered.map((p) => `altered: ${p}`), ...report.extra.map((p) => `extra: ${p}`)];
+    const signature = publicKey ? await folderSignatureProblem(dir, publicKey) : undefined;
+    const problems = [...report.missing.map((p) => `missing: ${p}`), ...report.altered.map((p) => `altered: ${p}`), ...report.extra.map((p) => `extra: ${p}`), ...(signature ? [`signature: ${signature}`] : [])];
     if (problems.length === 0) {
-      io.stdout.write(`ok: ${dir} matches its manifest (${report.files} files)\n`);
+      io.stdout.write(`ok: ${dir} matches its manifest (${report.files} files${publicKey ? `, signed by key ${publicKey.keyId}` : ''})\n`);
       return 0;
     }
     io.stdout.write(`${problems.slice(0, MAX_LINES).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
-    throw new VerifyError(`${dir} does not match its manifest: ${report.missing.length} missing, ${report.altered.length} altered, ${report.extra.length} extra (first: ${problems[0]})`, problems);
+    throw new VerifyError(`${dir} does not match its manifest: ${report.missing.length} missing, ${report.altered.length} altered, ${report.extra.length} extra${signature ? ', bad signature' : ''} (first: ${problems[0]})`, problems);
   },
 };

@@ -1,0 +1,109 @@
+/**
+ * Streams a `.tar.gz` archive of a snapshot: every entry is checked (entryProblem), hashed, and
+ * optionally written to a sink, without ever holding the archive in memory. The manifest and
+ * signature bytes are kept, since everything else is compared with them.
+ */
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { list, type ReadEntry } from 'tar';
+import { MirrorError } from '../errors.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { entryProblem } from './entries.js';
+
+/** Limits on what is kept in memory while reading: the manifest and the signature. */
+const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
+const MAX_SIGNATURE_BYTES = 64 * 1024;
+
+/** An archive that is malformed or holds something a snapshot never does. */
+export class ArchiveError extends MirrorError {
+  constructor(file: string, message: string, options: { cause?: unknown } = {}) {
+    super('E_ARCHIVE', `${file}: ${message}`, options);
+  }
+}
+
+export interface ArchiveContents {
+  manifest: Buffer | undefined;
+  signature: Buffer | undefined;
+  /** Every file entry with the sha256 and size of its bytes. */
+  files: Map<string, { sha256: string; size: number }>;
+}
+
+/** Opens the place an entry's bytes go (unpack), or undefined to only hash them (verify). */
+export type EntrySink = (path: string) => Promise<Writable>;
+
+/** Reads the whole archive; throws an ArchiveError at the first refused entry or format fault. */
+export async function readArchive(file: string, sink?: EntrySink): Promise<ArchiveContents> {
+  const contents: ArchiveContents = { manifest: undefined, signature: undefined, files: new Map() };
+  let failure: Error | undefined;
+  const pending: Promise<void>[] = [];
+  const fail = (error: Error): void => {
+    failure ??= error;
+  };
+
+  const consume = async (path: string, entry: ReadEntry): Promise<void> => {
+    const hash = createHash('sha256');
+    const kept: Buffer[] = [];
+    const keep = path === MANIFEST_FILE ? MAX_MANIFEST_BYTES : path === SIGNATURE_FILE ? MAX_SIGNATURE_BYTES : 0;
+    if (keep && entry.size > keep) throw new ArchiveError(file, `${path} is ${entry.size} bytes, over the ${keep} allowed`);
+    const out = sink ? await sink(path) : undefined;
+    // Listening at once, so a write error is never an unhandled 'error' event.
+    const written = out ? finished(out) : undefined;
+    let size = 0;
+    entry.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      size += chunk.length;
+      if (keep) kept.push(chunk);
+      if (out && !out.write(chunk)) {
+        entry.pause();
+        out.once('drain', () => entry.resume());
+      }
+    });
+    const ended = once(entry, 'end');
+    entry.resume();
+    await ended;
+    if (out) {
+      out.end();
+      await written;
+    }
+    contents.files.set(path, { sha256: hash.digest('hex'), size });
+    if (path === MANIFEST_FILE) contents.manifest = Buffer.concat(kept);
+    if (path === SIGNATURE_FILE) contents.signature = Buffer.concat(kept);
+  };
+
+  try {
+    await list({
+      file,
+      strict: true,
+      noResume: true,
+      onReadEntry: (entry: ReadEntry) => {
+        const path = entry.path;
+        const problem = failure ? undefined : entryProblem(entry.type, path);
+        if (problem) fail(new ArchiveError(file, `${problem}; refusing the archive`));
+        if (failure || entry.type === 'Directory') {
+          entry.resume();
+          return;
+        }
+        // A second entry under one name would silently replace the first one's bytes.
+        if (contents.files.has(path)) fail(new ArchiveError(file, `entry ${JSON.stringify(path)} appears twice; refusing the archive`));
+        if (failure) {
+          entry.resume();
+          return;
+        }
+        contents.files.set(path, { sha256: '', size: -1 });
+        pending.push(consume(path, entry).catch((error: unknown) => {
+          fail(error instanceof Error ? error : new Error(String(error)));
+          entry.resume();
+        }));
+      },
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new ArchiveError(file, `cannot read it (${code})`, { cause: error });
+    fail(new ArchiveError(file, `not a readable .tar.gz archive (${(error as Error).message})`, { cause: error }));
+  }
+  await Promise.all(pending);
+  if (failure) throw failure;
+  return contents;
+}

@@ -1,0 +1,101 @@
+/**
+ * `unpack`: restores an archive into a folder. Entries go into a fresh temporary folder beside the
+ * target, are checked against the archive's manifest (and signature, with a public key), and only
+ * then is the whole folder moved into place. The target must be absent, empty, or a published
+ * snapshot, which is replaced; a folder holding anything else (files outside its manifest, a
+ * `.git`) is refused, so nothing that is not a snapshot is ever lost.
+ */
+import { createWriteStream } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import fs from 'fs-extra';
+import { OutputError, VerifyError } from '../errors.js';
+import { acquireLock, type Lock } from '../publish/lock.js';
+import { readManifest } from '../publish/apply.js';
+import type { LoadedKey } from '../sign/keys.js';
+import { signatureProblem } from '../sign/signature.js';
+import { verifyFolder } from '../verify/verify.js';
+import { compareArchive, reportLines } from './check.js';
+import { ArchiveError, readArchive } from './read.js';
+
+export interface UnpackOptions {
+  /** The archive (absolute). */
+  file: string;
+  /** The folder to restore into (absolute). */
+  dir: string;
+  /** When given, the archive's signature must verify with it. */
+  publicKey?: LoadedKey;
+}
+
+export interface UnpackResult {
+  files: number;
+  /** Whether an existing snapshot was replaced. */
+  replaced: boolean;
+}
+
+type Target = { kind: 'absent' } | { kind: 'empty' } | { kind: 'snapshot'; lock: Lock };
+
+/** Decides what may happen to the target folder, refusing anything that would lose data. */
+async function inspectTarget(dir: string): Promise<Target> {
+  const stat = await fs.lstat(dir).catch(() => undefined);
+  if (!stat) return { kind: 'absent' };
+  if (!stat.isDirectory()) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} exists and is not a folder; choose another --dir`);
+  const names = await fs.readdir(dir);
+  if (names.length === 0) return { kind: 'empty' };
+  if (!(await readManifest(dir))) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} is not empty and is not a published snapshot; unpack into a new or empty folder`);
+  if (names.includes('.git')) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} holds a .git folder, which replacing the snapshot would lose; unpack elsewhere and copy the files in`);
+  const lock = await acquireLock(dir, 'unpack');
+  const report = await verifyFolder(dir);
+  if (report.extra.length > 0) {
+    await lock.release();
+    throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} holds files outside its snapshot (first: ${report.extra[0]}), which replacing it would lose; move them away or unpack elsewhere`);
+  }
+  return { kind: 'snapshot', lock };
+}
+
+/** Unpacks, checks and places the archive's snapshot. */
+export async function unpackArchive(options: UnpackOptions): Promise<UnpackResult> {
+  const { file, dir } = options;
+  const parent = dirname(dir);
+  await fs.mkdir(parent, { recursive: true });
+  const target = await inspectTarget(dir);
+  const tmp = await fs.mkdtemp(join(parent, `.${basename(dir)}.unpack-`));
+  try {
+    const contents = await readArchive(file, async (path) => {
+      const to = resolve(tmp, path);
+      // entryProblem already refused such paths; this is the last line of defence.
+      if (!to.startsWith(tmp + sep)) throw new ArchiveError(file, `entry ${JSON.stringify(path)} would land outside the folder; refusing the archive`);
+      await fs.mkdir(dirname(to), { recursive: true });
+      return createWriteStream(to, { flags: 'wx', mode: 0o644 });
+    });
+    const report = compareArchive(contents);
+    if (report.noManifest) throw new ArchiveError(file, 'holds no valid _meta/manifest.json; it is not an archive made by `inventory-mirror pack`');
+    const problems = reportLines(report);
+    if (problems.length > 0) throw new VerifyError(`${file} does not match its own manifest, nothing was unpacked: ${problems.slice(0, 5).join(', ')}${problems.length > 5 ? ` and ${problems.length - 5} more` : ''}`, problems);
+    if (options.publicKey) {
+      const problem = signatureProblem(contents.manifest!, contents.signature, options.publicKey);
+      if (problem) throw new VerifyError(`${file}: ${problem}; nothing was unpacked`, [problem]);
+    }
+    await place(tmp, dir, target);
+    return { files: report.files, replaced: target.kind === 'snapshot' };
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+    if (target.kind === 'snapshot') await target.lock.release();
+  }
+}
+
+async function place(tmp: string, dir: string, target: Target): Promise<void> {
+  if (target.kind === 'empty') await fs.rmdir(dir);
+  if (target.kind !== 'snapshot') {
+    await fs.rename(tmp, dir);
+    return;
+  }
+  const old = `${tmp}.old`;
+  await fs.rename(dir, old);
+  try {
+    await fs.rename(tmp, dir);
+  } catch (error) {
+    await fs.rename(old, dir);
+    throw error;
+  }
+  await fs.rm(old, { recursive: true, force: true });
+}

@@ -1,0 +1,31 @@
+/** `pack --dir DIR --out FILE.tar.gz [--sign-key FILE]`: one deterministic archive of a snapshot. */
+import { resolve } from 'node:path';
+import fs from 'fs-extra';
+import { stringFlag, type Command } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { ConfigError, UsageError } from '../errors.js';
+import { packSnapshot } from '../archive/pack.js';
+import { loadPrivateKey } from '../sign/keys.js';
+
+export const packCommand: Command = {
+  name: 'pack',
+  summary: 'write one deterministic .tar.gz of a published snapshot (manifest, signature, exactly the files it lists)',
+  options: {
+    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    out: { type: 'string', value: 'FILE', description: 'the archive to write, e.g. snapshot.tar.gz (replaced atomically)' },
+    'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): signs the manifest into the archive\'s _meta/manifest.sig' },
+    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+  },
+  async run(parsed, io) {
+    const out = stringFlag(parsed, 'out');
+    if (!out) throw new UsageError('pack: --out FILE is required, e.g. --out snapshot.tar.gz');
+    const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+    const dir = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+    if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
+    const keyFile = stringFlag(parsed, 'sign-key');
+    const signKey = keyFile ? loadPrivateKey(resolve(io.cwd, keyFile)) : undefined;
+    const result = await packSnapshot({ dir, out: resolve(io.cwd, out), signKey, log: (line) => io.stderr.write(`${line}\n`) });
+    io.stdout.write(`packed ${result.files} files of ${dir} into ${resolve(io.cwd, out)} (${result.bytes} bytes${result.signed ? ', signed' : ''})\n`);
+    return 0;
+  },
+};
