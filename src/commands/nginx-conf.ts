@@ -1,0 +1,27 @@
+/** `nginx-conf --dir DIR`: prints an nginx configuration that serves the folder at the service's URLs. */
+import { resolve } from 'node:path';
+import { intFlag, stringFlag, type Command } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { UsageError } from '../errors.js';
+import { findSpecials, renderNginxConf } from '../serve/nginx.js';
+
+export const nginxConfCommand: Command = {
+  name: 'nginx-conf',
+  summary: 'print an nginx configuration that serves a published folder at the service URLs',
+  options: {
+    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    port: { type: 'string', value: 'PORT', description: 'port nginx listens on (default 8080)' },
+    'server-name': { type: 'string', value: 'NAME', description: 'server_name of the block (default _, any name)' },
+    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+  },
+  async run(parsed, io) {
+    const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+    const root = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+    const serverName = stringFlag(parsed, 'server-name') ?? '_';
+    if (!/^[A-Za-z0-9._*~-]+$/.test(serverName)) throw new UsageError(`--server-name: ${JSON.stringify(serverName)} is not a host name (letters, digits, . - * only)`);
+    if (/[\s;{}"'$\\]/.test(root)) throw new UsageError(`--dir: ${JSON.stringify(root)} holds characters nginx would misread (space ; { } quotes $ \\); move or link the folder to a plain path`);
+    const specials = await findSpecials(root);
+    io.stdout.write(renderNginxConf({ root, port: intFlag(parsed, 'port', 1, 65_535) ?? 8080, serverName, specials }));
+    return 0;
+  },
+};

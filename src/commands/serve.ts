@@ -1,0 +1,54 @@
+/**
+ * `serve`: answers the service's API from a published folder until SIGINT or SIGTERM. The token,
+ * when one is set, comes from `--token-file`, MIRROR_API_TOKEN, MIRROR_API_TOKEN_FILE or the
+ * config's `serve.tokenFile`.
+ */
+import { resolve } from 'node:path';
+import { intFlag, stringFlag, type Command } from '../cli/command.js';
+import { loadConfig } from '../config/load.js';
+import { resolveToken } from '../config/token.js';
+import { startServe } from '../serve/index.js';
+
+/** Resolves when the process is asked to stop. */
+function stopSignal(): Promise<void> {
+  return new Promise((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'answer the service API read-only from a published output folder',
+  options: {
+    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    port: { type: 'string', value: 'PORT', description: 'port to listen on (config serve.port, default 8080; 0 picks a free one)' },
+    host: { type: 'string', value: 'HOST', description: 'address to bind (config serve.host, default 127.0.0.1)' },
+    'token-file': { type: 'string', value: 'FILE', description: 'require X-Api-Token to match this file (else env MIRROR_API_TOKEN, MIRROR_API_TOKEN_FILE, config serve.tokenFile)' },
+    'case-sensitive': { type: 'boolean', description: 'match substring filters case-sensitively (config serve.caseSensitive; the service ignores case)' },
+    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    quiet: { type: 'boolean', short: 'q', description: 'no per-request log lines' },
+  },
+  async run(parsed, io) {
+    const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+    const token = resolveToken({ flagFile: stringFlag(parsed, 'token-file'), configFile: config.serve.tokenFile, env: io.env, cwd: io.cwd, envVar: 'MIRROR_API_TOKEN', envFileVar: 'MIRROR_API_TOKEN_FILE' });
+    for (const warning of token?.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
+    const running = await startServe({
+      dir: resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out),
+      host: stringFlag(parsed, 'host') ?? config.serve.host,
+      port: intFlag(parsed, 'port', 0, 65_535) ?? config.serve.port,
+      token: token?.token,
+      caseSensitive: Boolean(parsed.values['case-sensitive']) || config.serve.caseSensitive,
+      quiet: Boolean(parsed.values.quiet),
+      log: (line) => io.stdout.write(`${line}\n`),
+    });
+    await stopSignal();
+    await running.close();
+    return 0;
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * `startServe`: a read-only HTTP server over a published folder. It finishes an interrupted
+ * publish first (when no writer is running), loads and checks the snapshot, then serves it from
+ * memory and switches to each new snapshot once it is complete.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import fs from 'fs-extra';
+import { ConfigError } from '../errors.js';
+import { journalPath, recover } from '../publish/journal.js';
+import { acquireLock } from '../publish/lock.js';
+import { createHandler } from './http.js';
+import { loadSnapshot, type Snapshot } from './snapshot.js';
+import { watchSnapshots } from './watch.js';
+
+/** How to start serving a folder. */
+export interface ServeOptions {
+  dir: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  /** When set, every request must carry it in X-Api-Token. */
+  token?: string | undefined;
+  /** Substring filters match case-sensitively (default false, as the service). */
+  caseSensitive?: boolean;
+  /** No per-request log lines. */
+  quiet?: boolean;
+  /** Where log lines go (default: nowhere). */
+  log?: (line: string) => void;
+  /** How often the manifest is checked for a new snapshot (default 500 ms). */
+  pollMs?: number;
+}
+
+/** A running server. */
+export interface RunningServe {
+  url: string;
+  port: number;
+  /** The snapshot being served now. */
+  snapshot(): Snapshot;
+  /** Checks for a new snapshot at once instead of waiting for the next poll. */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const STARTUP_ATTEMPTS = 40;
+const STARTUP_RETRY_MS = 250;
+
+/** Finishes an interrupted publish, unless a live writer holds the lock (it will finish it). */
+async function recoverIfIdle(dir: string, log: (line: string) => void): Promise<void> {
+  if (!(await fs.pathExists(journalPath(dir)))) return;
+  const lock = await acquireLock(dir, 'serve').catch(() => undefined);
+  if (!lock) return;
+  try {
+    const note = await recover(dir);
+    if (note) log(note);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Loads the first snapshot, waiting out a publish in progress for a few seconds. */
+async function firstSnapshot(dir: string): Promise<Snapshot> {
+  let reason = '';
+  for (let attempt = 0; attempt < STARTUP_ATTEMPTS; attempt++) {
+    const loaded = await loadSnapshot(dir);
+    if (loaded.ok) return loaded.snapshot;
+    if (loaded.missing) throw new ConfigError(`${dir} is not a published snapshot: ${loaded.reason} (run sync into it first)`);
+    reason = loaded.reason;
+    await new Promise((done) => setTimeout(done, STARTUP_RETRY_MS));
+  }
+  throw new ConfigError(`${dir} could not be loaded: ${reason}; run \`inventory-mirror verify --dir ${dir}\` to see what is wrong`);
+}
+
+/** Starts serving `options.dir`; resolves once the port is bound. */
+export async function startServe(options: ServeOptions): Promise<RunningServe> {
+  const dir = resolve(options.dir);
+  const log = options.log ?? (() => {});
+  if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
+  await recoverIfIdle(dir, log);
+  const first = await firstSnapshot(dir);
+  const watch = watchSnapshots(dir, first, {
+    pollMs: options.pollMs ?? 500,
+    onSwitch: (snapshot) => log(`switched to the snapshot of ${snapshot.lastModified.toISOString()} (${snapshot.files.size} files)`),
+    onDefer: (failure) => log(`new snapshot not loaded yet: ${failure.reason}; still serving the previous one`),
+  });
+  const server = createServer(createHandler({ snapshot: watch.current, token: options.token, caseSensitive: options.caseSensitive ?? false, log: options.quiet ? undefined : log }));
+  server.keepAliveTimeout = 10_000;
+  const host = options.host ?? '127.0.0.1';
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', fail);
+        done();
+      });
+    });
+  } catch (error) {
+    watch.stop();
+    throw new ConfigError(`cannot listen on ${host}:${options.port ?? 0}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  log(`serving ${dir} (${first.files.size} files, snapshot of ${first.lastModified.toISOString()}) on ${url}`);
+  return {
+    url,
+    port,
+    snapshot: watch.current,
+    refresh: watch.check,
+    close: () =>
+      new Promise<void>((done, fail) => {
+        watch.stop();
+        server.close((error) => (error ? fail(error) : done()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * An nginx configuration that serves a published folder at the service's URLs. nginx decodes
+ * the URI before matching, but the files carry percent-encoded names, so the file is chosen from
+ * the raw `$request_uri`: a record's encoded id is its file name, and a one-parameter query is its
+ * `_filter` file. Ids and values whose file name is not their `encodeURIComponent` form (`!'()*`,
+ * `.`/`..`, over-long hashed names) get an exact entry of their own.
+ */
+import { join } from 'node:path';
+import fs from 'fs-extra';
+import { ConfigError } from '../errors.js';
+import { parseManifest } from '../publish/manifest.js';
+import { encodeSegment, FILTER_INDEX_FILE, MANIFEST_FILE } from '../publish/paths.js';
+import { isResourceName, RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
+
+/** A request (raw path and query) whose file name cannot be derived from it by nginx. */
+export interface NginxSpecial {
+  /** The request target as clients send it: `encodeURIComponent` of the id or value. */
+  target: string;
+  /** The file, relative to the folder. */
+  file: string;
+}
+
+/** What the configuration is made from. */
+export interface NginxSite {
+  /** Absolute path of the published folder. */
+  root: string;
+  port: number;
+  serverName: string;
+  specials: readonly NginxSpecial[];
+}
+
+const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|!'/]/g, (c) => `\\${c}`);
+
+/** The `map`s (for the http block) and the server block. Pure. */
+export function renderNginxConf(site: NginxSite): string {
+  const v = (name: string): string => `im${site.port}_${name}`;
+  const resources = RESOURCE_NAMES.join('|');
+  const params = [...new Set(RESOURCE_NAMES.flatMap((r) => RESOURCES[r].filters.map((f) => f.param)))].join('|');
+  const file = `$${v('file')}`;
+  const json = (text: string): string => `'${JSON.stringify({ error: text })}\\n'`;
+  return `# inventory-mirror: serves ${site.root} at the inventory service's URLs.
+# Put this file inside the http { } block (the maps must be there), e.g. include it from nginx.conf.
+# Lists, single records and one-parameter queries with a precomputed _filter file are answered;
+# other queries need \`inventory-mirror serve\`. Regenerate after a sync adds ids or filter values
+# with unusual characters (they are listed below by name). nginx does not check X-Api-Token here.
+
+map $request_uri $${v('file')} {
+    default "";
+${site.specials.map((s) => `    "~^${escapeRegex(s.target)}${s.target.includes('?') ? '$' : '(\\?|$)'}" "/${s.file}";`).join('\n')}
+    "~^/(?<${v('r')}>${resources})\\.json\\??$" "/$${v('r')}.json";
+    "~^/(?<${v('r')}>${resources})\\.json\\?(?<${v('p')}>${params})=(?<${v('x')}>[^&/]+)$" "/$${v('r')}/_filter/$${v('p')}/$${v('x')}.json";
+    "~^/(?<${v('r')}>${resources})/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/$${v('x')}.json";
+    "~^/(?<${v('r')}>${resources})/_filter/(?<${v('p')}>[a-z_]+)/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/_filter/$${v('p')}/$${v('x')}.json";
+    "~^/_meta/(?<${v('x')}>manifest|filters)\\.json(\\?|$)" "/_meta/$${v('x')}.json";
+}
+
+# A list with a query that has no file: the query needs \`serve\` (400), not a silently wrong list.
+map $request_uri $${v('query')} {
+    default 0;
+    "~^/(${resources})\\.json\\?." 1;
+}
+
+server {
+    listen ${site.port};
+    server_name ${site.serverName};
+    root ${site.root};
+
+    types { }
+    default_type application/json;
+    charset utf-8;
+    charset_types application/json;
+    etag on;
+    gzip on;
+    gzip_types application/json;
+    gzip_vary on;
+    gzip_min_length 256;
+
+    # Work files, run metadata and dot files are not part of the snapshot.
+    location ~ (^|/)\\. {
+        return 404 ${json('not found')};
+    }
+    location = /_meta/last-sync.json {
+        return 404 ${json('not found')};
+    }
+
+    location / {
+        if ($request_method !~ ^(GET|HEAD)$) {
+            add_header Allow "GET, HEAD" always;
+            return 405 ${json('method not allowed: this mirror is read-only')};
+        }
+        if (${file} = "") {
+            return 404 ${json('not found')};
+        }
+        try_files ${file} @${v('miss')};
+    }
+
+    location @${v('miss')} {
+        if ($${v('query')}) {
+            return 400 ${json('this query has no precomputed file (see /_meta/filters.json); run `inventory-mirror serve` for combined and substring queries')};
+        }
+        return 404 ${json('not found')};
+    }
+}
+`;
+}
+
+interface FilterIndex {
+  filters: { resource: string; param: string; value: string; file: string }[];
+}
+
+/** The ids and filter values of a folder whose file names nginx cannot derive from the request. */
+export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
+  const manifestBytes = await fs.readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
+  const manifest = manifestBytes ? parseManifest(manifestBytes) : undefined;
+  if (!manifest) throw new ConfigError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+  const specials: NginxSpecial[] = [];
+  for (const path of Object.keys(manifest.files)) {
+    const match = /^([a-z_]+)\/([^/]+)\.json$/.exec(path);
+    if (!match || !isResourceName(match[1]!)) continue;
+    const [, resource, name] = match as unknown as [string, string, string];
+    let id: string | undefined;
+    try {
+      id = decodeURIComponent(name);
+    } catch {
+      id = undefined;
+    }
+    if (id === undefined || encodeSegment(id) !== name) {
+      // A hashed over-long name: the record itself says which id it is.
+      const body = JSON.parse(await fs.readFile(join(dir, path), 'utf8')) as Record<string, { id?: unknown } | undefined>;
+      const recordId = body[RESOURCES[resource as keyof typeof RESOURCES].singular]?.id;
+      if (typeof recordId !== 'string') continue;
+      id = recordId;
+    }
+    if (encodeURIComponent(id) !== name) specials.push({ target: `/${resource}/${encodeURIComponent(id)}.json`, file: path });
+  }
+  const index = JSON.parse(await fs.readFile(join(dir, FILTER_INDEX_FILE), 'utf8').catch(() => '{"filters":[]}')) as FilterIndex;
+  for (const view of index.filters) {
+    const target = `/${view.resource}.json?${encodeURIComponent(view.param)}=${encodeURIComponent(view.value)}`;
+    if (`${view.resource}/_filter/${encodeURIComponent(view.param)}/${encodeURIComponent(view.value)}.json` !== view.file) specials.push({ target, file: view.file });
+  }
+  return specials.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+}

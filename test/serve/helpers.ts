@@ -1,0 +1,73 @@
+/** A real mirror for serve tests: the simulated upstream, synced with configured filter values taken from its hidden data. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/config/load.js';
+import { runSync } from '../../src/sync/run.js';
+import { generateDataset, type Dataset } from '../../src/upstream/data.js';
+import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+
+export const TOKEN = 'serve-test-token-7b1';
+
+export interface Mirror {
+  upstream: Upstream;
+  dir: string;
+  data: Dataset;
+  filters: Record<string, string[]>;
+  /** Syncs the upstream into the folder again. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Configured values for the filters that cannot be discovered: a few of each, from the data. */
+function configuredValues(data: Dataset): Record<string, string[]> {
+  const hidden = data.order.servers.map((id) => data.servers.get(id)!);
+  const first = hidden[0]!;
+  const second = hidden[1]!;
+  return {
+    by_location: [`site:${first.siteId}`, `room:${second.roomId}`, `rack:${first.rackId}`],
+    by_maintainer: [first.maintainerId!, second.maintainerId!],
+    by_serial_number: [first.serialNumber!, hidden[5]!.serialNumber!],
+    by_arch: ['x86_64', 'aarch64'],
+    by_fullmodel: [first.manufacturer.split(' ')[0]!.toLowerCase(), second.model],
+  };
+}
+
+/** Starts an upstream and syncs it into a fresh folder. */
+export async function buildMirror(options: { seed?: number; scale?: number } = {}): Promise<Mirror> {
+  const seed = options.seed ?? 7;
+  const scale = options.scale ?? 120;
+  const data = generateDataset(seed, scale);
+  const filters = configuredValues(data);
+  const upstream = await startUpstream({ token: TOKEN, seed, scale });
+  const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
+  const config = parseConfig({ sync: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } }, 'test');
+  const sync = async (): Promise<void> => {
+    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: config.sync, filters: config.filters });
+  };
+  await sync();
+  return {
+    upstream,
+    dir,
+    data,
+    filters,
+    sync,
+    close: async () => {
+      await upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** GET against a base URL, parsing any JSON body. */
+export async function fetchJson(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const res = await fetch(base + path, { headers });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: compared as text.
+  }
+  return { status: res.status, body, headers: res.headers };
+}
