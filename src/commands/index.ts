@@ -6,8 +6,9 @@ import { upstreamCommand } from './upstream.js';
 import { serveCommand } from './serve.js';
 import { nginxConfCommand } from './nginx-conf.js';
 import { diffCommand } from './diff.js';
+import { scheduleCommand } from './schedule.js';
 import { packCommand } from './pack.js';
 import { unpackCommand } from './unpack.js';
 import { keygenCommand } from './keygen.js';
 
-export const COMMANDS: Command[] = [syncCommand, verifyCommand, diffCommand, packCommand, unpackCommand, keygenCommand, serveCommand, nginxConfCommand, upstreamCommand];
+export const COMMANDS: Command[] = [syncCommand, scheduleCommand, verifyCommand, diffCommand, packCommand, unpackCommand, keygenCommand, serveCommand, nginxConfCommand, upstreamCommand];

@@ -7,6 +7,7 @@ import { ConfigError, UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { verifyFolder } from '../verify/verify.js';
+import { freshnessProblem, parseMaxAge } from '../schedule/freshness.js';
 import { verifyArchiveWithIo } from '../archive/verify-command.js';
 import { folderSignatureProblem } from '../sign/folder.js';
 import { loadPublicKey } from '../sign/keys.js';
@@ -19,6 +20,7 @@ export const verifyCommand: Command = {
   options: {
     dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
     config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    'max-age': { type: 'string', value: 'AGE', description: 'also exit 1 when the last successful sync (_meta/last-sync.json) is older than AGE, e.g. 26h (units s, m, h, d) or missing' },
     archive: { type: 'string', value: 'FILE', description: 'check an archive made by pack instead of a folder, without unpacking it' },
     'public-key': { type: 'string', value: 'FILE', description: 'Ed25519 public key (from keygen): also require a valid _meta/manifest.sig by it' },
   },
@@ -28,6 +30,7 @@ export const verifyCommand: Command = {
     const archive = stringFlag(parsed, 'archive');
     if (archive && stringFlag(parsed, 'dir')) throw new UsageError('verify: pass either --dir DIR or --archive FILE, not both');
     if (archive) return verifyArchiveWithIo(resolve(io.cwd, archive), publicKey, io);
+    const maxAge = stringFlag(parsed, 'max-age') === undefined ? undefined : parseMaxAge(stringFlag(parsed, 'max-age')!);
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
     const dir = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
     if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
@@ -45,6 +48,8 @@ export const verifyCommand: Command = {
     if (report.noManifest) throw new VerifyError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`, []);
     const signature = publicKey ? await folderSignatureProblem(dir, publicKey) : undefined;
     const problems = [...report.missing.map((p) => `missing: ${p}`), ...report.altered.map((p) => `altered: ${p}`), ...report.extra.map((p) => `extra: ${p}`), ...(signature ? [`signature: ${signature}`] : [])];
+    const stale = maxAge === undefined ? undefined : await freshnessProblem(dir, maxAge, Date.now());
+    if (stale && problems.length === 0) throw new VerifyError(`${dir} is stale: ${stale}`, [stale]);
     if (problems.length === 0) {
       io.stdout.write(`ok: ${dir} matches its manifest (${report.files} files${publicKey ? `, signed by key ${publicKey.keyId}` : ''})\n`);
       return 0;

@@ -1,0 +1,50 @@
+/**
+ * The alerting webhook: one JSON POST per event. A failure to deliver is reported to the caller
+ * as a message to log, never thrown: alerting must not stop the mirror. The payload never holds
+ * the API token, and messages name the webhook without its credentials or query.
+ */
+import { Agent, request } from 'undici';
+
+/** What the webhook receives. */
+export interface WebhookPayload {
+  event: 'sync.failed' | 'sync.changed';
+  at: string;
+  out: string;
+  status: 'ok' | 'unchanged' | 'failed';
+  error?: string;
+  changes?: Record<string, { added: number; removed: number; changed: number }>;
+  summary?: string;
+}
+
+/** The webhook URL as it may appear in logs. */
+export function safeUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  return parsed.toString();
+}
+
+/** POSTs `payload` as JSON; resolves to undefined when delivered (2xx), else to a one-line reason. */
+export async function postWebhook(url: string, payload: WebhookPayload, timeoutMs: number): Promise<string | undefined> {
+  // A private agent closed after each post, so no keep-alive socket holds the process open.
+  const agent = new Agent({ connect: { timeout: timeoutMs } });
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'user-agent': 'inventory-mirror' },
+      body: JSON.stringify(payload),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body.dump();
+    return response.statusCode >= 200 && response.statusCode < 300 ? undefined : `webhook ${safeUrl(url)} answered HTTP ${response.statusCode}`;
+  } catch (error) {
+    const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : String(error);
+    return `webhook ${safeUrl(url)} was not reached: ${reason}`;
+  } finally {
+    await agent.close().catch(() => {});
+  }
+}

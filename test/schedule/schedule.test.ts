@@ -1,0 +1,142 @@
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
+import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+import { runCli, startCli } from '../git/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const TOKEN = 'schedule-test-token-8f2d';
+const env = { INVENTORY_API_TOKEN: TOKEN };
+
+/** Collects a child's output and waits (bounded) for a condition on it. */
+function watch(child: ChildProcess): { out: () => string; err: () => string; until: (test: () => boolean, ms: number, what: string) => Promise<void>; exit: (ms: number) => Promise<number | null> } {
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    out: () => out,
+    err: () => err,
+    until: async (test, ms, what) => {
+      const deadline = Date.now() + ms;
+      while (!test()) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`gave up waiting for ${what}\nstdout: ${out}\nstderr: ${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    exit: (ms) => Promise.race([exited, new Promise<number | null>((_, reject) => setTimeout(() => reject(new Error(`no exit within ${ms} ms\nstderr: ${err}`)), ms))]),
+  };
+}
+
+describe('schedule (built CLI)', () => {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 11 });
+  });
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  it('runs on a fast cron, skips overlapping ticks, prints JSON lines and stops cleanly on SIGTERM mid-run', async () => {
+    const out = join(tempDir(), 'out');
+    upstream.setFaults({ rate: 1, kinds: ['slow'], slowMs: 150 });
+    const child = startCli(['schedule', '--cron', '* * * * * *', '--run-at-start', '--concurrency', '4', '--base-url', upstream.url, '--out', out], { env });
+    const w = watch(child);
+    try {
+      await w.until(() => w.out().includes('\n') && /skipped the tick/.test(w.err()), 60_000, 'a finished run and a skipped tick');
+      const first = JSON.parse(w.out().split('\n')[0]!) as Record<string, unknown>;
+      expect(first).toMatchObject({ event: 'run', status: 'ok', records: { servers: 50 }, requests: expect.any(Number) });
+      // Wait until the next run is under way (a request arrives), then stop it.
+      const seen = upstream.requestCount();
+      await w.until(() => upstream.requestCount() > seen, 30_000, 'the next run to start');
+      child.kill('SIGTERM');
+      expect(await w.exit(30_000)).toBe(0);
+    } finally {
+      upstream.setFaults(undefined);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const lines = w.out().trim().split('\n');
+    for (const line of lines) expect(['ok', 'unchanged', 'failed']).toContain((JSON.parse(line) as { status: string }).status);
+    expect(w.err()).toContain('SIGTERM: stopping');
+    expect(w.out() + w.err()).not.toContain(TOKEN);
+    const verify = await runCli(['verify', '--dir', out]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it('posts to the webhook when a run fails, and keeps running', async () => {
+    const bodies: string[] = [];
+    const hook: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const dir = tempDir();
+    const config = join(dir, 'mirror.json');
+    writeFileSync(config, JSON.stringify({ sync: { retries: 0 }, notify: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alert` } }));
+    upstream.override('/servers.json', { status: 500, body: '{"error":"down"}' });
+    const child = startCli(['schedule', '--config', config, '--cron', '* * * * * *', '--run-at-start', '--base-url', upstream.url, '--out', join(dir, 'out')], { env });
+    const w = watch(child);
+    try {
+      await w.until(() => bodies.length >= 2, 30_000, 'two webhook posts');
+      child.kill('SIGTERM');
+      expect(await w.exit(30_000)).toBe(0);
+    } finally {
+      upstream.override('/servers.json', undefined);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await new Promise<void>((resolve) => hook.close(() => resolve()));
+    }
+    const payload = JSON.parse(bodies[0]!) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: 'sync.failed', status: 'failed', error: expect.stringContaining('/servers.json') });
+    expect(bodies.join('')).not.toContain(TOKEN);
+    expect(JSON.parse(w.out().split('\n')[0]!)).toMatchObject({ status: 'failed' });
+  });
+
+  it('refuses a bad cron expression or time zone up front', async () => {
+    const bad = await runCli(['schedule', '--cron', '61 * * * *', '--base-url', upstream.url], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cron expression "61 * * * *" is not valid');
+    const zone = await runCli(['schedule', '--timezone', 'Mars/Base', '--base-url', upstream.url], { env });
+    expect(zone.code).toBe(2);
+    expect(zone.stderr).toContain('Mars/Base');
+  });
+});
+
+describe('verify --max-age', () => {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 12 });
+  });
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  it('exits 1 when the last successful sync is older than the limit or missing', async () => {
+    const out = join(tempDir(), 'out');
+    expect((await runCli(['sync', '--base-url', upstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
+    expect((await runCli(['verify', '--dir', out, '--max-age', '26h'])).code).toBe(0);
+    const file = join(out, LAST_SYNC_FILE);
+    const meta = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...meta, finishedAt: new Date(Date.now() - 27 * 3_600_000).toISOString() }));
+    const stale = await runCli(['verify', '--dir', out, '--max-age', '26h']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('is stale: the last successful sync finished 27h');
+    expect((await runCli(['verify', '--dir', out, '--max-age', '2d'])).code).toBe(0);
+    rmSync(file);
+    const missing = await runCli(['verify', '--dir', out, '--max-age', '90m']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no successful sync is recorded');
+    expect((await runCli(['verify', '--dir', out])).code).toBe(0);
+    const bad = await runCli(['verify', '--dir', out, '--max-age', '26 hours']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-age');
+  });
+});
