@@ -102,6 +102,7 @@ export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string,
     },
     signal,
     changesKeep: plan.config.changes.keep,
+    redact: plan.config.redact,
   });
   await afterSync(plan, result, io, quiet);
   return result;

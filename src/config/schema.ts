@@ -3,6 +3,7 @@
  * default here and nowhere else. `config/mirror.example.json` shows the same settings.
  */
 import { z } from 'zod';
+import { redactSchema } from '../redact/policy.js';
 
 const values = z.array(z.string().min(1)).default([]);
 
@@ -75,6 +76,10 @@ export const configSchema = z.strictObject({
   changes: changesSchema.prefault({}),
   schedule: scheduleSchema.prefault({}),
   notify: notifySchema.prefault({}),
+  /** Fields removed or masked before anything is written (see src/redact/policy.ts). */
+  redact: redactSchema.prefault({}),
+  /** The offline browser page (index.html + _browser/) written into the snapshot. */
+  browser: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -4,9 +4,12 @@
  */
 import { OutputError } from '../errors.js';
 import { encodeJson } from '../publish/json.js';
-import { FILTER_INDEX_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
+import { FILTER_INDEX_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, REDACTION_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ListBody, Pulled } from '../sync/pull.js';
+import { isRedacting, type RedactPolicy } from '../redact/policy.js';
+import { redactBody } from '../redact/redact.js';
+import { encodeRedaction, redactSingleBytes } from '../redact/tree.js';
 
 /** The tree's own .gitignore: run metadata and work files stay out of git. */
 const GITIGNORE = `# Written by inventory-mirror: run metadata, caches and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${HTTP_CACHE_FILE}\n/${WORK_DIR}/\n`;
@@ -24,22 +27,23 @@ function put(files: Map<string, Buffer>, owners: Map<string, string>, path: stri
   files.set(path, bytes);
 }
 
-/** The whole snapshot as files. */
-export function buildTree(pulled: Pulled): Map<string, Buffer> {
+/** The whole snapshot as files, with the redaction policy applied to every body. */
+export function buildTree(pulled: Pulled, redact?: RedactPolicy): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const owners = new Map<string, string>();
   const gone = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Set(pulled.gone[r])])) as Record<ResourceName, Set<string>>;
   for (const resource of RESOURCE_NAMES) {
-    put(files, owners, listFile(resource), `the ${resource} list`, encodeJson(withoutGone(pulled.lists[resource], resource, gone[resource])));
-    for (const [id, bytes] of pulled.singles[resource]) put(files, owners, recordFile(resource, id), `${resource} id ${JSON.stringify(id)}`, bytes);
+    put(files, owners, listFile(resource), `the ${resource} list`, encodeJson(redactBody(resource, withoutGone(pulled.lists[resource], resource, gone[resource]), redact)));
+    for (const [id, bytes] of pulled.singles[resource]) put(files, owners, recordFile(resource, id), `${resource} id ${JSON.stringify(id)}`, redactSingleBytes(resource, bytes, redact));
   }
   const index = pulled.views.map((view) => {
     const file = filterFile(view.resource, view.param, view.value);
-    put(files, owners, file, `the view ${view.resource}?${view.param}=${JSON.stringify(view.value)}`, encodeJson(withoutGone(view, view.resource, gone[view.resource])));
+    put(files, owners, file, `the view ${view.resource}?${view.param}=${JSON.stringify(view.value)}`, encodeJson(redactBody(view.resource, withoutGone(view, view.resource, gone[view.resource]), redact)));
     return { resource: view.resource, param: view.param, value: view.value, path: filterPath(view.resource, view.param, view.value), file };
   });
   files.set(FILTER_INDEX_FILE, encodeJson({ filters: index }));
   files.set(GITIGNORE_FILE, Buffer.from(GITIGNORE));
+  if (isRedacting(redact)) files.set(REDACTION_FILE, encodeRedaction(redact));
   return files;
 }
 

@@ -45,6 +45,8 @@ export const CHANGES_FILE = `${META_DIR}/changes.json`;
 export const SIGNATURE_FILE = `${META_DIR}/manifest.sig`;
 /** ETags and Last-Modified of the responses behind the snapshot: a cache, outside the manifest. */
 export const HTTP_CACHE_FILE = `${META_DIR}/http-cache.json`;
+/** The redaction policy the snapshot was made with (only when there is one); part of the snapshot. */
+export const REDACTION_FILE = `${META_DIR}/redaction.json`;
 export const GITIGNORE_FILE = '.gitignore';
 /** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
 export const WORK_DIR = '.inventory-mirror';

@@ -24,6 +24,8 @@ import { silentProgress, type Progress } from './progress.js';
 import { pull } from './pull.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { updateSignature } from '../sign/folder.js';
+import { isRedacting, type RedactPolicy } from '../redact/policy.js';
+import { redactWarnings } from '../redact/redact.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -40,6 +42,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Change sets kept in _meta/changes.json (config changes.keep, default 50). */
   changesKeep?: number;
+  /** Fields removed or masked before anything is written; validation sees the service's records. */
+  redact?: RedactPolicy;
   /** Signs each published manifest into _meta/manifest.sig (written right after the manifest). */
   signKey?: LoadedKey;
 }
@@ -113,7 +117,8 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       client,
       filters: options.filters,
       onPlanned: (n) => progress.planned(n),
-      cache: previous ? await readHttpCache(options.out) : new Map(),
+      // With redaction, 304s would hand back redacted files to the cross-checks, and cached warnings may quote values: no cache.
+      cache: previous && !isRedacting(options.redact) ? await readHttpCache(options.out) : new Map(),
       readPrevious: async (file) => {
         const bytes = await readPublished(options.out, previous, file);
         if (!bytes && previous?.files[file]) damaged.add(file);
@@ -121,12 +126,12 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       },
     });
     progress.done();
-    const { warnings } = pulled;
+    const warnings = redactWarnings(pulled.warnings, options.redact);
     if (options.settings.strict && warnings.length > 0) {
       throw new ValidationError(`${warnings.length} warning${warnings.length === 1 ? '' : 's'} with --strict set; nothing was published. First: ${formatWarning(warnings[0]!)}`);
     }
     if (options.signal?.aborted) throw new MirrorError('E_ABORTED', 'the sync was stopped before publishing; the folder keeps its previous snapshot');
-    const files = buildTree(pulled);
+    const files = buildTree(pulled, options.redact);
     const records = countRecords(files.keys());
     if (previous && !options.allowMassRemoval) {
       const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
@@ -154,7 +159,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       changes,
       initial: previous === undefined,
     };
-    await writeHttpCache(options.out, pulled.cache);
+    await writeHttpCache(options.out, isRedacting(options.redact) ? new Map() : pulled.cache);
     await writeLastSync(options, summary, started);
     return summary;
   } catch (error) {

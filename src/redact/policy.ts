@@ -1,0 +1,79 @@
+/**
+ * The redaction policy of the config (`redact`): per resource, field paths to drop, to mask, or
+ * whose URL credentials to mask. A path is dot-separated from a field of the resource; `[]`
+ * after a segment steps into every element of an array (`instances[].config.password`).
+ */
+import { z } from 'zod';
+import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
+import { SCHEMAS } from '../spec/schemas.js';
+
+const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.[^.[\]\s]+(\[\])?)*$/;
+
+/** The fields the spec lists for a resource (list items and single view together). */
+export function specFields(resource: ResourceName): string[] {
+  const shape = (schema: z.ZodType): string[] => Object.keys((schema as unknown as z.ZodObject).shape ?? {});
+  return [...new Set([...shape(SCHEMAS[resource].list), ...shape(SCHEMAS[resource].single)])];
+}
+
+/** Fields the mirror itself relies on (ids for file names, filter fields for `serve`): never redacted. */
+function protectedFields(resource: ResourceName): Map<string, string> {
+  const reasons = new Map([['id', 'it names the record\'s file']]);
+  for (const filter of RESOURCES[resource].filters) {
+    if (filter.values.kind === 'substring' || filter.values.kind === 'field') reasons.set(filter.values.field, `serve answers the filter ${filter.param} from it`);
+  }
+  return reasons;
+}
+
+const pathList = z.array(z.string().regex(PATH, 'expected a field path like "dbconn_user", "extended_attributes.owner_team" or "instances[].config.password"').refine((p) => !p.endsWith('[]'), 'a path names a field, it cannot end in "[]"')).default([]);
+
+const resourcePolicy = z.strictObject({ drop: pathList, mask: pathList, maskUrlCredentials: pathList });
+
+export type ResourcePolicy = z.infer<typeof resourcePolicy>;
+export type RedactPolicy = Partial<Record<ResourceName, ResourcePolicy>>;
+
+/** The config section: strict, with every path's first segment checked against the spec's fields. */
+export const redactSchema = z
+  .strictObject(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, resourcePolicy.optional()])) as Record<ResourceName, z.ZodOptional<typeof resourcePolicy>>)
+  .superRefine((policy, ctx) => {
+    for (const resource of RESOURCE_NAMES) {
+      const rules = policy[resource];
+      if (!rules) continue;
+      const fields = specFields(resource);
+      const guarded = protectedFields(resource);
+      const seen = new Map<string, string>();
+      for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) {
+        rules[op].forEach((path, i) => {
+          const first = path.split(/[.[]/)[0]!;
+          const at = [resource, op, i];
+          if (!fields.includes(first)) ctx.addIssue({ code: 'custom', path: at, message: `"${first}" is not a field of ${resource} (fields: ${fields.join(', ')})` });
+          else if (guarded.has(first) && op !== 'maskUrlCredentials') ctx.addIssue({ code: 'custom', path: at, message: `"${first}" cannot be redacted: ${guarded.get(first)}` });
+          const other = seen.get(path);
+          if (other) ctx.addIssue({ code: 'custom', path: at, message: `"${path}" is already in ${resource}.${other}; name each path once` });
+          seen.set(path, op);
+        });
+      }
+    }
+  });
+
+/** Whether the policy changes anything at all. */
+export function isRedacting(policy: RedactPolicy | undefined): policy is RedactPolicy {
+  return policy !== undefined && RESOURCE_NAMES.some((r) => hasRules(policy[r]));
+}
+
+/** Whether a resource's rules change anything. */
+export function hasRules(rules: ResourcePolicy | undefined): rules is ResourcePolicy {
+  return rules !== undefined && rules.drop.length + rules.mask.length + rules.maskUrlCredentials.length > 0;
+}
+
+/** The policy as recorded in the snapshot: resources in spec order, paths sorted, empty lists left out. */
+export function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePolicy>> {
+  const out: Record<string, Partial<ResourcePolicy>> = {};
+  for (const resource of RESOURCE_NAMES) {
+    const rules = policy[resource];
+    if (!hasRules(rules)) continue;
+    const entry: Partial<ResourcePolicy> = {};
+    for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) if (rules[op].length) entry[op] = [...rules[op]].sort();
+    out[resource] = entry;
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+/**
+ * Applies a redaction policy to records and bodies: pure, copy-on-write (the input is never
+ * changed), key order kept, and idempotent, so bodies published by an earlier run with the same
+ * policy come out byte-identical.
+ */
+import { RESOURCES, type ResourceName } from '../spec/resources.js';
+import type { Warning } from '../validate/warnings.js';
+import { hasRules, type RedactPolicy, type ResourcePolicy } from './policy.js';
+
+/** What a masked value becomes. */
+export const MASK = '[redacted]';
+
+type Op = 'drop' | 'mask' | 'maskUrlCredentials';
+
+interface Segment {
+  key: string;
+  /** `[]`: the value is an array and the rest of the path applies to each element. */
+  each: boolean;
+}
+
+function parsePath(path: string): Segment[] {
+  return path.split('.').map((part) => (part.endsWith('[]') ? { key: part.slice(0, -2), each: true } : { key: part, each: false }));
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+const CREDENTIAL_PARAMS = 'user|username|userid|uid|password|passwd|pass|pwd|secret|token';
+
+/**
+ * Masks the credentials in a connection URL: `scheme://user:pass@host`, `scheme:user/pass@host`
+ * (Oracle thin style) and `user=`/`password=` style parameters after `?`, `&` or `;`.
+ */
+export function maskUrlCredentials(url: string): string {
+  return url
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*(?::[A-Za-z][A-Za-z0-9+.-]*)*:\/\/)[^/?#@]+@/, `$1${MASK}@`)
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*(?::[A-Za-z][A-Za-z0-9+.-]*)*:)(?!\/\/)[^:/@]+\/[^@]*@/, `$1${MASK}@`)
+    .replace(new RegExp(`([?&;])(${CREDENTIAL_PARAMS})=[^&;#]*`, 'gi'), `$1$2=${MASK}`);
+}
+
+function transform(value: unknown, op: Exclude<Op, 'drop'>): unknown {
+  if (op === 'mask') return value === null || value === undefined ? value : MASK;
+  return typeof value === 'string' ? maskUrlCredentials(value) : value;
+}
+
+function apply(value: unknown, segments: Segment[], op: Op): unknown {
+  if (!isObject(value)) return value;
+  const [head, ...rest] = segments;
+  if (!head || !Object.hasOwn(value, head.key)) return value;
+  const out = { ...value };
+  if (head.each) {
+    const items = out[head.key];
+    if (!Array.isArray(items)) return value;
+    out[head.key] = items.map((item) => apply(item, rest, op));
+  } else if (rest.length > 0) {
+    out[head.key] = apply(out[head.key], rest, op);
+  } else if (op === 'drop') {
+    delete out[head.key];
+  } else {
+    out[head.key] = transform(out[head.key], op);
+  }
+  return out;
+}
+
+/** One record with the resource's rules applied. */
+export function redactRecord(resource: ResourceName, record: unknown, policy: RedactPolicy | undefined): unknown {
+  const rules = policy?.[resource];
+  if (!hasRules(rules)) return record;
+  let out = record;
+  for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) for (const path of rules[op]) out = apply(out, parsePath(path), op);
+  return out;
+}
+
+/**
+ * A list or single body (the service's envelope) with every record redacted; other keys of the
+ * envelope are kept as they are.
+ */
+export function redactBody(resource: ResourceName, body: unknown, policy: RedactPolicy | undefined): unknown {
+  if (!hasRules(policy?.[resource]) || !isObject(body)) return body;
+  const out = { ...body };
+  if (Array.isArray(out[resource])) out[resource] = (out[resource] as unknown[]).map((r) => redactRecord(resource, r, policy));
+  const singular = RESOURCES[resource].singular;
+  if (isObject(out[singular])) out[singular] = redactRecord(resource, out[singular], policy);
+  return out;
+}
+
+const bare = (path: string): string[] => path.replace(/\[\d*\]/g, '').split('.').filter(Boolean);
+
+function covers(rules: ResourcePolicy, field: string): boolean {
+  const target = bare(field);
+  if (target.length === 0) return false;
+  return [...rules.drop, ...rules.mask, ...rules.maskUrlCredentials].some((path) => {
+    const p = bare(path);
+    const n = Math.min(p.length, target.length);
+    return p.slice(0, n).join('.') === target.slice(0, n).join('.');
+  });
+}
+
+/** Warnings about redacted fields lose their message, which may quote the value. */
+export function redactWarnings(warnings: Warning[], policy: RedactPolicy | undefined): Warning[] {
+  return warnings.map((warning) => {
+    const rules = policy?.[warning.resource as ResourceName];
+    if (!hasRules(rules) || !covers(rules, warning.field)) return warning;
+    return { ...warning, message: 'has a problem in a redacted field (details withheld by the redaction policy)' };
+  });
+}

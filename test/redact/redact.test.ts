@@ -1,0 +1,127 @@
+/**
+ * Redaction: the pure functions, the config's errors, and a real sync (and its archive) in which
+ * the removed values, planted in the simulated service, appear in no byte of any file.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { packSnapshot } from '../../src/archive/pack.js';
+import { parseConfig } from '../../src/config/load.js';
+import { REDACTION_FILE } from '../../src/publish/paths.js';
+import { maskUrlCredentials, redactRecord, redactWarnings } from '../../src/redact/redact.js';
+import { verifyFolder } from '../../src/verify/verify.js';
+import { syncInto } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tmp.js';
+import { allBytes } from '../helpers/tree.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
+
+const upstream = await useUpstream({ scale: 40 });
+
+const policy = parseConfig(
+  {
+    redact: {
+      appservers: { drop: ['dbconn_user'], maskUrlCredentials: ['dbconn_url'] },
+      servers: { drop: ['extended_attributes.owner_team'], mask: ['ip'] },
+      databases: { mask: ['instances[].config.secret_word'] },
+    },
+  },
+  'test',
+).redact;
+
+describe('redactRecord', () => {
+  it('drops, masks and masks URL credentials, nested and in arrays, without touching its input', () => {
+    const record = { id: '1', dbconn_user: 'u', dbconn_url: 'pg://bob:pw@h:5/db', extended_attributes: { owner_team: 't', env: 'prod' }, ip: '10.0.0.1' };
+    const copy = structuredClone(record);
+    expect(redactRecord('appservers', record, policy)).toEqual({ id: '1', dbconn_url: 'pg://[redacted]@h:5/db', extended_attributes: { owner_team: 't', env: 'prod' }, ip: '10.0.0.1' });
+    expect(redactRecord('servers', record, policy)).toEqual({ id: '1', dbconn_user: 'u', dbconn_url: 'pg://bob:pw@h:5/db', extended_attributes: { env: 'prod' }, ip: '[redacted]' });
+    expect(record).toEqual(copy);
+    const db = { id: 'd', instances: [{ id: 'i1', config: { secret_word: 'x', max: 3 } }, { id: 'i2' }] };
+    expect(redactRecord('databases', db, policy)).toEqual({ id: 'd', instances: [{ id: 'i1', config: { secret_word: '[redacted]', max: 3 } }, { id: 'i2' }] });
+    // Idempotent: a body published by an earlier run comes out the same.
+    const once = redactRecord('appservers', record, policy);
+    expect(redactRecord('appservers', once, policy)).toEqual(once);
+    expect(redactRecord('applications', record, policy)).toBe(record);
+  });
+
+  it('masks credentials in the usual connection URL forms', () => {
+    expect(maskUrlCredentials('jdbc:postgresql://alice:s3cret@db:5432/app')).toBe('jdbc:postgresql://[redacted]@db:5432/app');
+    expect(maskUrlCredentials('jdbc:oracle:thin:scott/tiger@db:1521:ORCL')).toBe('jdbc:oracle:thin:[redacted]@db:1521:ORCL');
+    expect(maskUrlCredentials('jdbc:sqlserver://db:1433;user=sa;password=hunter2;db=x')).toBe('jdbc:sqlserver://db:1433;user=[redacted];password=[redacted];db=x');
+    expect(maskUrlCredentials('mysql://db/app?user=a&password=b&ssl=1')).toBe('mysql://db/app?user=[redacted]&password=[redacted]&ssl=1');
+    expect(maskUrlCredentials('dbconn:pg://db1:5432/app')).toBe('dbconn:pg://db1:5432/app');
+  });
+
+  it('withholds the messages of warnings about redacted fields (they may quote the value)', () => {
+    const warnings = [
+      { resource: 'appservers', id: '1', field: 'dbconn_user', message: 'the list says "alice"' },
+      { resource: 'databases', id: '2', field: 'instances[0].config', message: 'x' },
+      { resource: 'appservers', id: '1', field: 'vip', message: 'kept' },
+    ];
+    expect(redactWarnings(warnings, policy).map((w) => w.message)).toEqual(['has a problem in a redacted field (details withheld by the redaction policy)', 'has a problem in a redacted field (details withheld by the redaction policy)', 'kept']);
+  });
+});
+
+describe('the redact config', () => {
+  const problem = (redact: unknown): string => {
+    try {
+      parseConfig({ redact }, 'cfg.json');
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'no error';
+  };
+  it('names the path and the fix', () => {
+    expect(problem({ appservers: { drop: ['dbconn_usr'] } })).toMatch(/^cfg\.json: redact\.appservers\.drop\[0\]: "dbconn_usr" is not a field of appservers \(fields: id, name, vip/);
+    expect(problem({ servers: { drop: ['name'] } })).toBe('cfg.json: redact.servers.drop[0]: "name" cannot be redacted: serve answers the filter search from it');
+    expect(problem({ servers: { mask: ['id'] } })).toMatch(/"id" cannot be redacted: it names the record's file/);
+    expect(problem({ servers: { hide: ['ip'] } })).toMatch(/unknown key redact\.servers\.hide/);
+    expect(problem({ hosts: {} })).toMatch(/unknown key redact\.hosts/);
+    expect(problem({ servers: { drop: ['ip', 'ip..x'] } })).toMatch(/redact\.servers\.drop\[1\]: expected a field path/);
+    expect(problem({ servers: { drop: ['ip'], mask: ['ip'] } })).toMatch(/"ip" is already in servers\.drop/);
+  });
+});
+
+describe('a redacted sync', () => {
+  it('removed values appear in no file of the folder nor of its archive; the snapshot records the policy', async () => {
+    const secrets = { user: 'zq_user_7731', password: 'Pw_9f8e7d6c', team: 'team-zq-4410', ip: '10.251.77.13' };
+    const { body } = (await upstreamGet(upstream, '/appservers.json')) as { body: { appservers: Record<string, unknown>[] } };
+    const app = body.appservers[0]!;
+    upstream.putRecord('appservers', { ...app, id: app.id as string, dbconn_user: secrets.user, dbconn_url: `dbconn:pg://${secrets.user}:${secrets.password}@db9:5432/app` });
+    const server = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(app.server_id as string)}.json`)).body as { server: Record<string, unknown> }).server;
+    upstream.putRecord('servers', { ...server, id: server.id as string, ip: secrets.ip, extended_attributes: { ...(server.extended_attributes as object), owner_team: secrets.team } });
+
+    const plain = tempDir();
+    await syncInto(upstream, plain);
+    const plainBytes = await allBytes(plain);
+    for (const value of Object.values(secrets)) expect(plainBytes).toContain(value);
+
+    const out = tempDir();
+    await syncInto(upstream, out, { redact: policy });
+    const bytes = await allBytes(out);
+    for (const value of Object.values(secrets)) expect(bytes).not.toContain(value);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+    const single = JSON.parse(readFileSync(join(out, 'appservers', `${app.id as string}.json`), 'utf8')) as { appserver: Record<string, unknown> };
+    expect(single.appserver.dbconn_url).toBe('dbconn:pg://[redacted]@db9:5432/app');
+    expect('dbconn_user' in single.appserver).toBe(false);
+    expect(JSON.parse(readFileSync(join(out, REDACTION_FILE), 'utf8'))).toEqual({
+      format: 1,
+      redacted: {
+        databases: { mask: ['instances[].config.secret_word'] },
+        servers: { drop: ['extended_attributes.owner_team'], mask: ['ip'] },
+        appservers: { drop: ['dbconn_user'], maskUrlCredentials: ['dbconn_url'] },
+      },
+    });
+    const manifest = JSON.parse(readFileSync(join(out, '_meta/manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+    expect(manifest.files[REDACTION_FILE]).toBeDefined();
+
+    // A second run with the same policy writes nothing.
+    const again = await syncInto(upstream, out, { redact: policy });
+    expect(again.written).toEqual([]);
+
+    const archive = join(tempDir(), 'r.tar.gz');
+    await packSnapshot({ dir: out, out: archive });
+    const tar = gunzipSync(readFileSync(archive)).toString('latin1');
+    for (const value of Object.values(secrets)) expect(tar).not.toContain(value);
+  });
+});
