@@ -29,6 +29,9 @@ export interface NginxSite {
   specials: readonly NginxSpecial[];
 }
 
+/** The tail encodeSegment gives an over-long name; such a name does not spell its id. */
+const HASHED_NAME = /~[0-9a-f]{32}$/;
+
 const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|!'/]/g, (c) => `\\${c}`);
 
 /** The `map`s (for the http block) and the server block. Pure. */
@@ -75,8 +78,9 @@ server {
     gzip_vary on;
     gzip_min_length 256;
 
-    # Work files, run metadata and dot files are not part of the snapshot.
-    location ~ (^|/)\\. {
+    # Work files, run metadata and dot files are not part of the snapshot. (Deeper names may
+    # start with a dot: a record's id can; the map only ever names snapshot files there.)
+    location ~ ^/\\. {
         return 404 ${json('not found')};
     }
     location = /_meta/last-sync.json {
@@ -88,9 +92,7 @@ server {
             add_header Allow "GET, HEAD" always;
             return 405 ${json('method not allowed: this mirror is read-only')};
         }
-        if (${file} = "") {
-            return 404 ${json('not found')};
-        }
+        # An empty name (no map entry) is the root folder, not a file: it falls through to the miss.
         try_files ${file} @${v('miss')};
     }
 
@@ -124,7 +126,7 @@ export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
     } catch {
       id = undefined;
     }
-    if (id === undefined || encodeSegment(id) !== name) {
+    if (id === undefined || encodeSegment(id) !== name || HASHED_NAME.test(name)) {
       // A hashed over-long name: the record itself says which id it is.
       const body = JSON.parse(await fs.readFile(join(dir, path), 'utf8')) as Record<string, { id?: unknown } | undefined>;
       const recordId = body[RESOURCES[resource as keyof typeof RESOURCES].singular]?.id;
