@@ -42,13 +42,23 @@ async function sameBytes(dir: string, path: string, bytes: Buffer): Promise<bool
   return existing !== undefined && existing.equals(bytes);
 }
 
+/** What the caller already knows of the published files, from reading them during the sync. */
+export interface KnownState {
+  /** Files found altered: rewritten whatever the manifest says. */
+  damaged?: ReadonlySet<string>;
+  /** Files read and found to match the manifest: no need to look at them again. */
+  verified?: ReadonlySet<string>;
+}
+
 /**
  * Applies `files` (path → bytes) to `dir` as one snapshot. Trusts the previous manifest for
- * content (hash compare) but checks each kept file still exists with its size, and rewrites the
- * `damaged` ones (found altered by a caller that read them); without a manifest, compares with
+ * content (hash compare) but checks each kept file still exists with its size, unless the caller
+ * verified it, and rewrites the ones the caller found damaged; without a manifest, compares with
  * what is on disk.
  */
-export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, damaged: ReadonlySet<string> = new Set()): Promise<PublishResult> {
+export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, known: KnownState = {}): Promise<PublishResult> {
+  const damaged = known.damaged ?? new Set<string>();
+  const verified = known.verified ?? new Set<string>();
   const hashed = new Map<string, { bytes: Buffer; sha256: string }>();
   for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: sha256(bytes) });
   const manifest = buildManifest(new Map([...hashed].map(([path, f]) => [path, { sha256: f.sha256, size: f.bytes.length }])));
@@ -58,7 +68,7 @@ export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Bu
     [...hashed].map(([path, file]) =>
       limit(async () => {
         const old = previous?.files[path];
-        const keep = old ? old.sha256 === file.sha256 && !damaged.has(path) && (await sizeMatches(dir, path, file.bytes.length)) : !previous && (await sameBytes(dir, path, file.bytes));
+        const keep = old ? old.sha256 === file.sha256 && !damaged.has(path) && (verified.has(path) || (await sizeMatches(dir, path, file.bytes.length))) : !previous && (await sameBytes(dir, path, file.bytes));
         return keep ? undefined : path;
       }),
     ),

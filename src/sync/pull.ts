@@ -45,7 +45,9 @@ export interface PullOptions {
   onPlanned?: (total: number) => void;
   /** Validators and warnings of the previous snapshot's responses. */
   cache?: HttpCache;
-  /** A file of the previous snapshot (to answer a 304), or undefined when it has none. */
+  /** Whether the previous snapshot has this file (then a conditional request is worth making). */
+  hasPrevious?: (file: string) => boolean;
+  /** A file of the previous snapshot (to answer a 304), or undefined when it is gone or altered. */
   readPrevious?: (file: string) => Promise<Buffer | undefined>;
 }
 
@@ -60,7 +62,7 @@ interface Fetched<T> {
 }
 
 /** Pulls and validates the whole inventory. Throws on the first structural fault. */
-export async function pull({ client, filters, onPlanned, cache = new Map(), readPrevious = async () => undefined }: PullOptions): Promise<Pulled> {
+export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
   const nextCache: HttpCache = new Map();
 
@@ -70,22 +72,24 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), read
    */
   const fetchJson = async <T>(path: string, file: string, check: (body: unknown) => T, fieldCheck: (value: T) => Warning[]): Promise<Fetched<T> | undefined> => {
     const entry = cache.get(path);
-    const stored = entry && (entry.etag || entry.lastModified) ? await readPrevious(file) : undefined;
-    const result = await client.get(path, check, stored ? entry : undefined);
+    // Ask "changed since?" only for bodies the previous snapshot holds; read the file only on 304.
+    const conditional = entry && (entry.etag || entry.lastModified) && hasPrevious(file) ? entry : undefined;
+    const result = await client.get(path, check, conditional);
     if (result.status === 404) return undefined;
     if (result.status === 304) {
+      const stored = await readPrevious(file);
       let value: T | undefined;
       try {
-        value = check(JSON.parse(stored!.toString('utf8')));
+        value = stored ? check(JSON.parse(stored.toString('utf8'))) : undefined;
       } catch {
         value = undefined;
       }
-      if (value !== undefined) {
+      if (stored && value !== undefined) {
         nextCache.set(path, entry!);
         warnings.push(...(entry!.warnings ?? []));
         return { value, stored };
       }
-      // The published file no longer parses: fetch the body outright.
+      // The published file is gone or altered: fetch the body outright.
       cache.delete(path);
       return fetchJson(path, file, check, fieldCheck);
     }

@@ -26,6 +26,7 @@ import type { LoadedKey } from '../sign/keys.js';
 import { updateSignature } from '../sign/folder.js';
 import { isRedacting, type RedactPolicy } from '../redact/policy.js';
 import { redactWarnings } from '../redact/redact.js';
+import { addBrowserFiles } from '../browser/index.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -42,6 +43,8 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Change sets kept in _meta/changes.json (config changes.keep, default 50). */
   changesKeep?: number;
+  /** Writes the offline page (index.html, _browser/) into the snapshot. */
+  browser?: boolean;
   /** Fields removed or masked before anything is written; validation sees the service's records. */
   redact?: RedactPolicy;
   /** Signs each published manifest into _meta/manifest.sig (written right after the manifest). */
@@ -111,17 +114,20 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     if (recovered) log(recovered);
     const previous = await readManifest(options.out);
 
-    // Published files found not to match the manifest while answering 304s: rewritten below.
+    // Published files read to answer 304s: the ones that matched the manifest need no second
+    // look at publish time, the ones that did not are rewritten.
     const damaged = new Set<string>();
+    const verified = new Set<string>();
     const pulled = await pull({
       client,
       filters: options.filters,
       onPlanned: (n) => progress.planned(n),
       // With redaction, 304s would hand back redacted files to the cross-checks, and cached warnings may quote values: no cache.
       cache: previous && !isRedacting(options.redact) ? await readHttpCache(options.out) : new Map(),
+      hasPrevious: (file) => previous?.files[file] !== undefined,
       readPrevious: async (file) => {
         const bytes = await readPublished(options.out, previous, file);
-        if (!bytes && previous?.files[file]) damaged.add(file);
+        (bytes ? verified : damaged).add(file);
         return bytes;
       },
     });
@@ -139,7 +145,8 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     }
     const changes = await diffAgainstFolder(options.out, previous, files);
     await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
-    const result = await publishSnapshot(options.out, files, previous, damaged);
+    if (options.browser) addBrowserFiles(files);
+    const result = await publishSnapshot(options.out, files, previous, { damaged, verified });
     const signNote = await updateSignature(options.out, options.signKey);
     if (signNote) log(signNote);
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
