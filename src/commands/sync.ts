@@ -103,6 +103,7 @@ export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string,
     signal,
     changesKeep: plan.config.changes.keep,
     redact: plan.config.redact,
+    browser: Boolean(parsed.values.browser) || plan.config.browser.enabled,
   });
   await afterSync(plan, result, io, quiet);
   return result;
@@ -120,6 +121,7 @@ export const syncCommand: Command = {
     strict: { type: 'boolean', description: 'treat field-level warnings as failures' },
     'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
     'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): sign the manifest into _meta/manifest.sig' },
+    browser: { type: 'boolean', description: 'also write the offline browser page index.html + _browser/ (config browser.enabled)' },
     demo: { type: 'boolean', description: 'sync from the built-in simulated service (what `npm start` does)' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress and no summary; warnings and errors only' },
     git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },

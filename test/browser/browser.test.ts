@@ -1,0 +1,78 @@
+/**
+ * The offline page in a real headless Chromium (playwright-core, the system's /usr/bin/chromium),
+ * opened from disk (file://): search a name, open a server, follow a link to its appserver.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { verifyFolder } from '../../src/verify/verify.js';
+import { syncInto } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tmp.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const upstream = await useUpstream({ scale: 60 });
+
+describe('the offline browser page', () => {
+  it('sync --browser writes byte-stable page files listed in the manifest', async () => {
+    const out = tempDir();
+    await syncInto(upstream, out, { browser: true });
+    const manifest = JSON.parse(readFileSync(join(out, '_meta/manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+    for (const file of ['index.html', '_browser/app.js', '_browser/app.css', '_browser/data.js', '_browser/records/servers/0.js']) expect(manifest.files[file]).toBeDefined();
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).not.toMatch(/https?:\/\//);
+    const again = await syncInto(upstream, out, { browser: true });
+    expect(again.written).toEqual([]);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+  });
+
+  it.skipIf(!hasChromium)('works from file://: search, open a server, follow the link to its appserver (screenshot taken)', async () => {
+    const { chromium } = await import('playwright-core');
+    const out = tempDir();
+    await syncInto(upstream, out, { browser: true });
+    const { body } = (await upstreamGet(upstream, '/appservers.json')) as { body: { appservers: { id: string; name: string; server_id: string; server_name: string }[] } };
+    const app = body.appservers[0]!;
+    const profile = tempDir('im-chromium-');
+    const shots = mkdtempSync(join(tmpdir(), 'im-shots-'));
+    // A fresh profile per run: launchPersistentContext is playwright's way to pass --user-data-dir.
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1100, height: 800 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(pathToFileURL(join(out, 'index.html')).href);
+      await expect.poll(() => page.locator('nav a').count()).toBe(5);
+      expect(await page.locator('nav').innerText()).toMatch(/servers\s*\d+/);
+      expect(await page.locator('.change').innerText()).toMatch(/First snapshot/);
+
+      await page.fill('#q', app.server_name);
+      await page.locator('ul.results a', { hasText: app.server_name }).first().waitFor();
+      await page.locator('ul.results a', { hasText: app.server_name }).first().click();
+      await page.locator('h2', { hasText: app.server_name }).waitFor();
+      await page.locator('table th', { hasText: 'processor_reference' }).waitFor();
+      const appLink = page.locator('section.links a', { hasText: app.name }).first();
+      await appLink.waitFor();
+      await page.screenshot({ path: join(shots, 'server.png'), fullPage: true });
+      await appLink.click();
+      await page.locator('h2', { hasText: app.name }).waitFor();
+      await page.locator('td', { hasText: app.server_id }).first().waitFor();
+      expect(await page.locator('section.links a').first().innerText()).toBe(app.server_name);
+      await page.screenshot({ path: join(shots, 'appserver.png'), fullPage: true });
+      expect(existsSync(join(shots, 'appserver.png'))).toBe(true);
+      expect(errors).toEqual([]);
+      expect(requests.every((u) => u.startsWith('file://'))).toBe(true);
+      process.stderr.write(`browser test screenshots: ${shots}\n`);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
