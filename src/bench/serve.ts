@@ -1,0 +1,141 @@
+/**
+ * Requests per second of `serve` over a published folder, for a single record, the full servers
+ * list and a substring query; and of nginx with the generated configuration when nginx is on
+ * PATH (it answers no substring query, so that kind is measured on serve only).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Pool } from 'undici';
+import { findSpecials, renderNginxConf } from '../serve/nginx.js';
+import { startServe } from '../serve/index.js';
+
+export type BenchKind = 'single' | 'list' | 'substring';
+
+/** What to measure. */
+export interface ServeBenchOptions {
+  /** A published folder. */
+  dir: string;
+  /** Requests in flight at once (default 32). */
+  concurrency?: number;
+  /** Time per kind and server (default 3000 ms). */
+  durationMs?: number;
+  /** Upper bound of requests per kind and server (default 200 000). */
+  maxRequests?: number;
+  /** Paths per kind; defaults: the first server, /servers.json, /servers.json?search=web. */
+  paths?: Partial<Record<BenchKind, string>>;
+  /** Measure nginx too when it is installed (default true). */
+  nginx?: boolean;
+}
+
+/** Requests per second per kind; `nginx` is absent when nginx was not measured. */
+export interface ServeBenchResult {
+  serve: Record<BenchKind, number>;
+  nginx?: Partial<Record<BenchKind, number>>;
+  paths: Record<BenchKind, string>;
+}
+
+/** Sends `path` over `concurrency` connections until the time or count runs out; requests/s. */
+async function measure(base: string, path: string, concurrency: number, durationMs: number, maxRequests: number): Promise<number> {
+  const pool = new Pool(base, { connections: concurrency, pipelining: 1 });
+  try {
+    // Warm up: compressed forms, parsed lists and caches are made on first demand.
+    const warm = await pool.request({ path, method: 'GET' });
+    await warm.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+    if (warm.statusCode !== 200) throw new Error(`GET ${base}${path} answered ${warm.statusCode}`);
+    let sent = 0;
+    const started = performance.now();
+    const end = started + durationMs;
+    const worker = async (): Promise<void> => {
+      while (sent < maxRequests && performance.now() < end) {
+        sent += 1;
+        const res = await pool.request({ path, method: 'GET' });
+        await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return Math.round(sent / ((performance.now() - started) / 1000));
+  } finally {
+    await pool.close();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Starts nginx (one worker, like serve's one thread) on the folder; resolves with its URL and a stop function. */
+async function startNginx(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const work = mkdtempSync(join(tmpdir(), 'im-bench-nginx-'));
+  const port = await freePort();
+  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => {
+    mkdirSync(join(work, kind));
+    return `  ${kind}_temp_path ${join(work, kind)};`;
+  });
+  const site = renderNginxConf({ root: dir, port, serverName: '_', specials: await findSpecials(dir) });
+  const root = process.getuid?.() === 0 ? 'user root;\n' : '';
+  writeFileSync(join(work, 'nginx.conf'), `${root}worker_processes 1;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n${temps.join('\n')}\n${site}\n}\n`);
+  const child: ChildProcess = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(work, { recursive: true, force: true });
+  };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) {
+      const log = readFileSync(join(work, 'error.log'), 'utf8').trim().split('\n').pop();
+      await stop();
+      throw new Error(`nginx exited at start: ${log}`);
+    }
+    if (await fetch(`${url}/servers.json`, { method: 'HEAD' }).then(() => true, () => false)) return { url, stop };
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  await stop();
+  throw new Error('nginx did not start listening');
+}
+
+/** Measures serve (and nginx when installed) on `options.dir`. */
+export async function benchServe(options: ServeBenchOptions): Promise<ServeBenchResult> {
+  const dir = resolve(options.dir);
+  const concurrency = options.concurrency ?? 32;
+  const durationMs = options.durationMs ?? 3000;
+  const maxRequests = options.maxRequests ?? 200_000;
+  const firstServer = (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: { id: string }[] }).servers[0]?.id ?? '1';
+  const paths: Record<BenchKind, string> = {
+    single: options.paths?.single ?? `/servers/${encodeURIComponent(firstServer)}.json`,
+    list: options.paths?.list ?? '/servers.json',
+    substring: options.paths?.substring ?? '/servers.json?search=web',
+  };
+  const kinds = Object.keys(paths) as BenchKind[];
+
+  const serve = await startServe({ dir, quiet: true });
+  const serveRps = {} as Record<BenchKind, number>;
+  try {
+    for (const kind of kinds) serveRps[kind] = await measure(serve.url, paths[kind], concurrency, durationMs, maxRequests);
+  } finally {
+    await serve.close();
+  }
+  if (options.nginx === false || spawnSync('nginx', ['-v']).status !== 0) return { serve: serveRps, paths };
+
+  const nginx = await startNginx(dir);
+  const nginxRps: Partial<Record<BenchKind, number>> = {};
+  try {
+    for (const kind of ['single', 'list'] as const) nginxRps[kind] = await measure(nginx.url, paths[kind], concurrency, durationMs, maxRequests);
+  } finally {
+    await nginx.stop();
+  }
+  return { serve: serveRps, nginx: nginxRps, paths };
+}
