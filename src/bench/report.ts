@@ -1,0 +1,171 @@
+/**
+ * The bench's results as data (the JSON written for tracking) and as the table printed for a
+ * person. Pure: the table is computed from the results alone.
+ */
+import type { ResourceName } from '../spec/resources.js';
+import type { Machine } from './machine.js';
+
+/** Best of several runs of one floor. */
+export interface FloorResult {
+  concurrency: number;
+  runsMs: number[];
+  bestMs: number;
+  requests: number;
+  bytes: number;
+  files: number;
+  requestsPerSecond: number;
+}
+
+/** One `sync` run of the real CLI, from outside (wall, RSS) and from its _meta/last-sync.json. */
+export interface SyncRun {
+  wallMs: number;
+  /** What the sync measured itself (no process start-up). */
+  durationMs: number;
+  requests: number;
+  notModified: number;
+  written: number;
+  removed: number;
+  unchanged: number;
+  peakRssMB: number | undefined;
+}
+
+export interface ScalingRow {
+  scale: number;
+  records: number;
+  syncWallMs: number;
+  floorBMs: number;
+  syncOverFloorB: number;
+  msPer1000Records: number;
+  peakRssMB: number | undefined;
+  /** Peak RSS per record, in KB: flat when memory grows no faster than the data. */
+  rssKBPerRecord: number | undefined;
+}
+
+/** Everything one bench run measured; written as JSON and printed as a table. */
+export interface BenchResults {
+  date: string;
+  machine: Machine;
+  options: { scale: number; concurrency: number; quick: boolean; maxMinutes: number; seed: number };
+  counts?: Record<ResourceName, number>;
+  records?: number;
+  floorA?: FloorResult;
+  floorB?: FloorResult;
+  sync?: SyncRun;
+  resync?: SyncRun;
+  mutation?: SyncRun & { share: number; mutated: { added: number; removed: number; changed: number } };
+  script?: { wallMs: number; files: number; caveats: string } | { skipped: string };
+  ratios: { syncOverFloorB?: number; resyncOverFloorA?: number; scriptOverSync?: number };
+  sweep: FloorResult[];
+  scaling: ScalingRow[];
+  serve?: unknown;
+  notes: string[];
+  failures: string[];
+}
+
+/** Targets of issue 6, as ratios on the bench machine. */
+export const TARGETS = { syncOverFloorB: 1.2, resyncOverFloorA: 1.5, scriptOverSync: 3, peakRssMB: 400 } as const;
+
+/** a / b rounded to two decimals, or undefined when either is missing. */
+export function ratio(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined || b === 0 ? undefined : Math.round((a / b) * 100) / 100;
+}
+
+/** Aligns rows under a header: text left, numbers right. */
+export function formatTable(header: string[], rows: (string | number | undefined)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === undefined ? '-' : String(cell))))];
+  const numeric = header.map((_, i) => rows.every((row) => row[i] === undefined || typeof row[i] === 'number' || /^[\d.,]+( ?[a-zA-Z×%/]+)?$/.test(String(row[i]))));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => (numeric[i] && i > 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const seconds = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : `${(ms / 1000).toFixed(2)} s`);
+const mb = (value: number | undefined): string | undefined => (value === undefined ? undefined : `${value} MB`);
+const times = (value: number | undefined): string | undefined => (value === undefined ? undefined : `${value.toFixed(2)}×`);
+
+function verdict(value: number | undefined, target: number, atMost: boolean): string {
+  if (value === undefined) return 'not measured';
+  return (atMost ? value <= target : value >= target) ? 'ok' : 'MISSED';
+}
+
+function floorNote(floor: FloorResult): string {
+  return `best of ${floor.runsMs.length} (${floor.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s), ${floor.requestsPerSecond} req/s`;
+}
+
+/** The human report: machine, steps, ratios against targets, sweep, scaling, notes. */
+export function formatReport(results: BenchResults, serveTable?: string): string {
+  const { machine, options } = results;
+  const out: string[] = [];
+  out.push(`inventory-mirror bench, ${results.date}`);
+  out.push(
+    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.ramMB} MB RAM, Node ${machine.node}, ${machine.diskFreeMB ?? '?'} MB disk free, load average ${machine.loadAverage.join(' / ')} at start`,
+  );
+  if (results.counts) {
+    const sizes = Object.entries(results.counts).map(([resource, n]) => `${n} ${resource}`).join(', ');
+    out.push(`upstream: scale ${options.scale}, seed ${options.seed} (${results.records} records: ${sizes}), concurrency ${options.concurrency}`);
+  }
+  out.push('');
+  const run = (label: string, sync: SyncRun | undefined, note: string): (string | number | undefined)[] => [
+    label,
+    seconds(sync?.wallMs),
+    sync?.requests,
+    sync?.written,
+    mb(sync?.peakRssMB),
+    sync ? note : 'not run',
+  ];
+  const rows: (string | number | undefined)[][] = [];
+  if (results.floorA) rows.push(['floor (a): fetch, discard bodies', seconds(results.floorA.bestMs), results.floorA.requests, 0, undefined, floorNote(results.floorA)]);
+  if (results.floorB) rows.push(['floor (b): fetch, one new file each', seconds(results.floorB.bestMs), results.floorB.requests, results.floorB.files, undefined, floorNote(results.floorB)]);
+  rows.push(run('sync into an empty folder', results.sync, results.sync ? `in-process ${seconds(results.sync.durationMs)}` : ''));
+  rows.push(run('re-sync, no change upstream', results.resync, results.resync ? `${results.resync.notModified} not modified (304)` : ''));
+  const mutation = results.mutation;
+  rows.push(
+    run(
+      `re-sync after a ${mutation ? mutation.share * 100 : 1}% mutation`,
+      mutation,
+      mutation ? `${mutation.mutated.added} added, ${mutation.mutated.removed} removed, ${mutation.mutated.changed} changed upstream; ${mutation.removed} files removed` : '',
+    ),
+  );
+  const script = results.script;
+  if (script && 'skipped' in script) rows.push(['curl + jq + xargs script', undefined, undefined, undefined, undefined, `skipped: ${script.skipped}`]);
+  else if (script) rows.push(['curl + jq + xargs script', seconds(script.wallMs), undefined, script.files, undefined, `does ${script.caveats}`.replace('does no', 'no')]);
+  out.push(formatTable(['step', 'wall', 'requests', 'files written', 'peak RSS', 'note'], rows));
+  out.push('');
+
+  const { ratios } = results;
+  out.push(
+    formatTable(
+      ['ratio', 'value', 'target', 'verdict'],
+      [
+        ['sync / floor (b)', times(ratios.syncOverFloorB), `≤ ${TARGETS.syncOverFloorB}×`, verdict(ratios.syncOverFloorB, TARGETS.syncOverFloorB, true)],
+        ['re-sync / floor (a)', times(ratios.resyncOverFloorA), `≤ ${TARGETS.resyncOverFloorA}×`, verdict(ratios.resyncOverFloorA, TARGETS.resyncOverFloorA, true)],
+        ['script / sync', times(ratios.scriptOverSync), `≥ ${TARGETS.scriptOverSync}×`, verdict(ratios.scriptOverSync, TARGETS.scriptOverSync, false)],
+        ['sync peak RSS', mb(results.sync?.peakRssMB), `< ${TARGETS.peakRssMB} MB`, verdict(results.sync?.peakRssMB, TARGETS.peakRssMB, true)],
+      ],
+    ),
+  );
+
+  if (results.sweep.length > 0) {
+    out.push('', 'concurrency sweep, floor (a):');
+    out.push(formatTable(['concurrency', 'best wall', 'req/s', 'runs'], results.sweep.map((f) => [f.concurrency, seconds(f.bestMs), f.requestsPerSecond, f.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')])));
+  }
+  if (results.scaling.length > 0) {
+    out.push('', 'scaling, sync into an empty folder:');
+    out.push(
+      formatTable(
+        ['scale', 'records', 'sync wall', 'floor (b)', 'sync / floor (b)', 'ms / 1000 records', 'peak RSS', 'RSS KB / record'],
+        results.scaling.map((row) => [row.scale, row.records, seconds(row.syncWallMs), seconds(row.floorBMs), times(row.syncOverFloorB), row.msPer1000Records, mb(row.peakRssMB), row.rssKBPerRecord]),
+      ),
+    );
+  }
+  if (serveTable) out.push('', serveTable.trimEnd());
+  if (results.notes.length > 0) out.push('', ...results.notes.map((note) => `note: ${note}`));
+  if (results.failures.length > 0) out.push('', ...results.failures.map((failure) => `FAIL: ${failure}`));
+  return `${out.join('\n')}\n`;
+}

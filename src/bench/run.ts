@@ -1,0 +1,337 @@
+/**
+ * `npm run bench`: one command, one run, every figure side by side on the same simulated
+ * service in its own process: the floors (a bare client that fetches the same paths and
+ * discards the bodies, or writes each to a new file), a full sync, a no-change re-sync, a
+ * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
+ * sweep and the scaling of a full sync. Prints a table and writes the same as JSON.
+ *
+ *     node dist/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { runChild, stopAllChildren } from './children.js';
+import type { FloorReport } from './floor.js';
+import { describeMachine } from './machine.js';
+import { formatReport, ratio, type BenchResults, type FloorResult, type ScalingRow, type SyncRun } from './report.js';
+import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
+import { startUpstreamChild, type UpstreamChild } from './upstream-child.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CLI = join(HERE, '..', 'cli.js');
+const FLOOR = join(HERE, 'floor.js');
+const SWEEP = [8, 16, 32, 64];
+const SCALING = [2000, 20000, 50000];
+const MUTATE_SHARE = 0.01;
+const FLOOR_RUNS = 2;
+
+interface BenchArgs {
+  scale: number;
+  concurrency: number;
+  quick: boolean;
+  json: string;
+  maxMinutes: number;
+  seed: number;
+}
+
+/** Temporary folders to remove when the bench is interrupted. */
+const temporaries = new Set<string>();
+
+class UsageProblem extends Error {}
+
+/** The step the time budget ran out in; the steps after it are skipped. */
+class OutOfTime extends Error {}
+
+function intArg(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageProblem(`--${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** The bench's flags, checked; a problem is one line naming the flag. */
+export function parseBenchArgs(argv: string[], cwd: string, now: Date): BenchArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { scale: { type: 'string' }, concurrency: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'string' }, 'max-minutes': { type: 'string' }, seed: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (error) {
+    throw new UsageProblem(`${error instanceof Error ? error.message.split('\n')[0] : String(error)}; options: --scale N --concurrency C --quick --json FILE --max-minutes M --seed S`);
+  }
+  const quick = Boolean(values.quick);
+  const stamp = now.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  return {
+    quick,
+    scale: intArg(values.scale, 'scale', 10, 1_000_000, quick ? 2000 : 20_000),
+    concurrency: intArg(values.concurrency, 'concurrency', 1, 256, 16),
+    maxMinutes: intArg(values['max-minutes'], 'max-minutes', 1, 24 * 60, 15),
+    seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1, 1),
+    json: resolve(cwd, values.json ?? join('bench-results', `bench-${stamp}.json`)),
+  };
+}
+
+/** The serve benchmark's entry (src/bench/serve.ts), when that module is built. */
+type BenchServe = (options: { dir: string; timeoutMs: number; log: (line: string) => void }) => Promise<unknown>;
+
+async function loadBenchServe(): Promise<BenchServe | undefined> {
+  const file = join(HERE, 'serve.js');
+  if (!existsSync(file)) return undefined;
+  const loaded = (await import(pathToFileURL(file).href)) as { benchServe?: unknown };
+  return typeof loaded.benchServe === 'function' ? (loaded.benchServe as BenchServe) : undefined;
+}
+
+async function countFiles(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).length;
+}
+
+/** The last line of a child's stderr, without the `/usr/bin/time -v` block. */
+function lastError(stderr: string): string {
+  const own = stderr.split('\tCommand being timed:')[0] ?? '';
+  return own.trim().split('\n').pop() ?? '';
+}
+
+const toMB = (bytes: number | undefined): number | undefined => (bytes === undefined ? undefined : Math.round(bytes / 2 ** 20));
+
+/** One bench run; resolves to the exit status (1 when a check failed). */
+async function bench(args: BenchArgs, log: (line: string) => void): Promise<number> {
+  const deadline = Date.now() + args.maxMinutes * 60_000;
+  const left = (step: string): number => {
+    const ms = deadline - Date.now();
+    if (ms < 1_000) throw new OutOfTime(step);
+    return ms;
+  };
+  const tmp = await mkdtemp(join(tmpdir(), 'im-bench-'));
+  temporaries.add(tmp);
+  const token = randomBytes(18).toString('base64url');
+  // Children get a minimal environment: no inherited token, no config of the caller's.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C', INVENTORY_API_TOKEN: token };
+  const results: BenchResults = {
+    date: new Date().toISOString(),
+    machine: await describeMachine(tmp),
+    options: { scale: args.scale, concurrency: args.concurrency, quick: args.quick, maxMinutes: args.maxMinutes, seed: args.seed },
+    ratios: {},
+    sweep: [],
+    scaling: [],
+    notes: ['all times are wall clock of a separate process, start-up included; the service runs in a process of its own'],
+    failures: [],
+  };
+  let serveTable: string | undefined;
+  const upstreams = new Set<UpstreamChild>();
+  let runs = 0;
+
+  const startUpstream = async (scale: number): Promise<UpstreamChild> => {
+    log(`starting the simulated service at scale ${scale}`);
+    const upstream = await startUpstreamChild({ scale, seed: args.seed, token, env, timeoutMs: Math.min(left('start upstream'), 300_000) });
+    upstreams.add(upstream);
+    return upstream;
+  };
+  const stopUpstream = async (upstream: UpstreamChild): Promise<void> => {
+    upstreams.delete(upstream);
+    await upstream.stop();
+  };
+
+  const floor = async (url: string, concurrency: number, write: boolean): Promise<FloorResult> => {
+    const step = `floor (${write ? 'b' : 'a'}) at concurrency ${concurrency}`;
+    const reports: (FloorReport & { wallMs: number })[] = [];
+    for (let i = 0; i < FLOOR_RUNS; i++) {
+      log(`${step}, run ${i + 1} of ${FLOOR_RUNS}`);
+      const dir = join(tmp, `floor-${++runs}`);
+      const child = await runChild(process.execPath, [FLOOR, '--base-url', url, '--concurrency', String(concurrency), ...(write ? ['--write', dir] : [])], { env, timeoutMs: left(step) });
+      await rm(dir, { recursive: true, force: true });
+      if (child.timedOut) throw new OutOfTime(step);
+      if (child.code !== 0) throw new Error(`${step} exited with ${child.code}: ${lastError(child.stderr)}`);
+      const report = JSON.parse(child.stdout) as FloorReport;
+      if (report.errors > 0) throw new Error(`${step}: ${report.errors} of ${report.requests} requests did not answer 200`);
+      reports.push({ ...report, wallMs: child.wallMs });
+    }
+    const best = reports.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+    return {
+      concurrency,
+      runsMs: reports.map((r) => r.wallMs),
+      bestMs: best.wallMs,
+      requests: best.requests,
+      bytes: best.bytes,
+      files: best.files,
+      requestsPerSecond: Math.round((best.requests / best.wallMs) * 1000),
+    };
+  };
+
+  const sync = async (url: string, out: string, step: string): Promise<SyncRun> => {
+    log(step);
+    const child = await runChild(process.execPath, [CLI, 'sync', '--base-url', url, '--out', out, '--quiet', '--concurrency', String(args.concurrency)], {
+      env,
+      cwd: tmp,
+      timeoutMs: left(step),
+      measureRss: true,
+    });
+    if (child.timedOut) throw new OutOfTime(step);
+    if (child.code !== 0) throw new Error(`${step}: sync exited with ${child.code}: ${lastError(child.stderr)}`);
+    const last = JSON.parse(await readFile(join(out, LAST_SYNC_FILE), 'utf8')) as {
+      durationMs: number;
+      requests: number;
+      notModified: number;
+      files: { written: number; removed: number; unchanged: number };
+    };
+    return {
+      wallMs: child.wallMs,
+      durationMs: last.durationMs,
+      requests: last.requests,
+      notModified: last.notModified,
+      written: last.files.written,
+      removed: last.files.removed,
+      unchanged: last.files.unchanged,
+      peakRssMB: toMB(child.peakRssBytes),
+    };
+  };
+
+  const handScriptRun = async (url: string): Promise<NonNullable<BenchResults['script']>> => {
+    const missing = ['curl', 'jq', 'xargs', 'bash'].filter((name) => !onPath(name));
+    if (missing.length > 0) return { skipped: `${missing.join(', ')} not installed` };
+    const step = 'curl + jq + xargs script';
+    log(step);
+    const file = join(tmp, 'by-hand.sh');
+    const out = join(tmp, 'by-hand');
+    await writeFile(file, handScript());
+    await mkdir(out);
+    const child = await runChild('bash', [file], { env: { ...env, URL: url, OUT: out, C: String(args.concurrency) }, timeoutMs: left(step) });
+    if (child.timedOut) throw new OutOfTime(step);
+    if (child.code !== 0) throw new Error(`${step} exited with ${child.code}: ${lastError(child.stderr)}`);
+    const files = await countFiles(out);
+    await rm(out, { recursive: true, force: true });
+    return { wallMs: child.wallMs, files, caveats: SCRIPT_CAVEATS };
+  };
+
+  const mirror = join(tmp, 'mirror');
+  const records = (counts: Record<ResourceName, number>): number => RESOURCE_NAMES.reduce((n, r) => n + counts[r], 0);
+  const scalingRow = (scale: number, n: number, syncRun: SyncRun, floorB: FloorResult): ScalingRow => ({
+    scale,
+    records: n,
+    syncWallMs: syncRun.wallMs,
+    floorBMs: floorB.bestMs,
+    syncOverFloorB: ratio(syncRun.wallMs, floorB.bestMs)!,
+    msPer1000Records: Math.round((syncRun.wallMs / n) * 1000 * 10) / 10,
+    peakRssMB: syncRun.peakRssMB,
+    rssKBPerRecord: syncRun.peakRssMB === undefined ? undefined : Math.round(((syncRun.peakRssMB * 1024) / n) * 10) / 10,
+  });
+
+  try {
+    const upstream = await startUpstream(args.scale);
+    results.counts = { ...upstream.counts };
+    results.records = records(upstream.counts);
+
+    results.floorA = await floor(upstream.url, args.concurrency, false);
+    results.floorB = await floor(upstream.url, args.concurrency, true);
+    results.sync = await sync(upstream.url, mirror, 'sync into an empty folder');
+    results.ratios.syncOverFloorB = ratio(results.sync.wallMs, results.floorB.bestMs);
+    if (results.sync.requests !== results.floorA.requests) {
+      results.failures.push(`the floor made ${results.floorA.requests} requests and the sync ${results.sync.requests}: the floor no longer fetches what the sync fetches`);
+    }
+
+    results.resync = await sync(upstream.url, mirror, 're-sync, no change upstream');
+    results.ratios.resyncOverFloorA = ratio(results.resync.wallMs, results.floorA.bestMs);
+    if (results.resync.written !== 0 || results.resync.removed !== 0) {
+      results.failures.push(`a re-sync of an unchanged service wrote ${results.resync.written} and removed ${results.resync.removed} files; it must touch none`);
+    }
+
+    log(`mutating ${MUTATE_SHARE * 100}% of the records`);
+    const mutated = await upstream.mutate(MUTATE_SHARE, args.seed + 1);
+    results.mutation = { ...(await sync(upstream.url, mirror, `re-sync after a ${MUTATE_SHARE * 100}% mutation`)), share: MUTATE_SHARE, mutated };
+    if (results.mutation.written === 0) results.failures.push('the re-sync after a mutation wrote no file');
+
+    results.script = await handScriptRun(upstream.url);
+    if ('wallMs' in results.script) results.ratios.scriptOverSync = ratio(results.script.wallMs, results.sync.wallMs);
+
+    if (!args.quick) {
+      for (const concurrency of SWEEP) {
+        results.sweep.push(concurrency === args.concurrency ? results.floorA : await floor(upstream.url, concurrency, false));
+      }
+    }
+    await stopUpstream(upstream);
+
+    if (!args.quick) {
+      const scales = [...new Set([...SCALING, args.scale])].sort((a, b) => a - b);
+      for (const scale of scales) {
+        if (scale === args.scale) {
+          results.scaling.push(scalingRow(scale, results.records, results.sync, results.floorB));
+          continue;
+        }
+        const other = await startUpstream(scale);
+        const floorB = await floor(other.url, args.concurrency, true);
+        const out = join(tmp, `mirror-${scale}`);
+        const syncRun = await sync(other.url, out, `sync into an empty folder at scale ${scale}`);
+        await rm(out, { recursive: true, force: true });
+        await stopUpstream(other);
+        results.scaling.push(scalingRow(scale, records(other.counts), syncRun, floorB));
+      }
+    }
+
+    const benchServe = args.quick ? undefined : await loadBenchServe();
+    if (benchServe) {
+      log('serve benchmark');
+      const served = await benchServe({ dir: mirror, timeoutMs: left('serve benchmark'), log });
+      results.serve = served;
+      const table = (served as { table?: unknown } | undefined)?.table;
+      if (typeof table === 'string') serveTable = table;
+    } else {
+      results.notes.push(args.quick ? 'serve benchmark skipped in --quick' : 'serve benchmark not run: src/bench/serve.ts (benchServe) is not built');
+    }
+  } catch (error) {
+    if (error instanceof OutOfTime) results.notes.push(`the time budget of ${args.maxMinutes} min ran out during "${error.message}"; the steps after it were skipped (raise --max-minutes)`);
+    else results.failures.push(error instanceof Error ? error.message : String(error));
+  } finally {
+    for (const upstream of upstreams) await upstream.stop();
+    stopAllChildren();
+    await rm(tmp, { recursive: true, force: true });
+    temporaries.delete(tmp);
+  }
+
+  await mkdir(dirname(args.json), { recursive: true });
+  await writeFile(args.json, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(formatReport(results, serveTable));
+  process.stdout.write(`\nresults written to ${args.json}\n`);
+  return results.failures.length > 0 ? 1 : 0;
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  stopAllChildren();
+  for (const dir of temporaries) rmSync(dir, { recursive: true, force: true });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  process.kill(process.pid, signal);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+  let args: BenchArgs | undefined;
+  try {
+    args = parseBenchArgs(process.argv.slice(2), process.cwd(), new Date());
+  } catch (error) {
+    if (!(error instanceof UsageProblem)) throw error;
+    process.stderr.write(`bench: ${error.message}\n`);
+    process.exitCode = 2;
+  }
+  if (args) {
+    bench(args, log).then(
+      (status) => {
+        process.exitCode = status;
+      },
+      (error: unknown) => {
+        stopAllChildren();
+        process.stderr.write(`bench: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.exitCode = 70;
+      },
+    );
+  }
+}

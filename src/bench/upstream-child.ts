@@ -1,0 +1,78 @@
+/** The bench's side of `upstream-proc.js`: start it, read its URL and counts, ask it to mutate, stop it. */
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ResourceName } from '../spec/resources.js';
+import { startChild, stopChild } from './children.js';
+
+const SCRIPT = fileURLToPath(new URL('./upstream-proc.js', import.meta.url));
+
+/** A running simulated service in its own process. */
+export interface UpstreamChild {
+  url: string;
+  counts: Record<ResourceName, number>;
+  /** Changes `share` of the records; resolves with what changed. */
+  mutate(share: number, seed: number): Promise<{ added: number; removed: number; changed: number }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the service at `scale`; rejects when it does not answer within `timeoutMs`. */
+export async function startUpstreamChild(options: { scale: number; seed: number; token: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<UpstreamChild> {
+  const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed)], {
+    env: { ...options.env, INVENTORY_API_TOKEN: options.token },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: ((line: string) => void)[] = [];
+  const early: string[] = [];
+  lines.on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else early.push(line);
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`the bench upstream (scale ${options.scale}) exited (${signal ?? code}): ${stderr.trim().split('\n').pop() ?? ''}`))),
+  );
+  exited.catch(() => {});
+  const nextLine = (timeoutMs: number): Promise<string> => {
+    const line = early.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      new Promise<string>((resolve) => waiting.push(resolve)),
+      exited,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the bench upstream (scale ${options.scale}) did not answer within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  };
+
+  try {
+    const url = /^upstream listening on (http:\/\/\S+)/.exec(await nextLine(options.timeoutMs))?.[1];
+    if (!url) throw new Error('the bench upstream printed no URL');
+    const { counts } = JSON.parse(await nextLine(options.timeoutMs)) as { counts: Record<ResourceName, number> };
+    return {
+      url,
+      counts,
+      async mutate(share, seed) {
+        child.stdin!.write(`mutate ${share} ${seed}\n`);
+        const answer = JSON.parse(await nextLine(options.timeoutMs)) as { mutated?: { added: number; removed: number; changed: number }; counts?: Record<ResourceName, number>; error?: string };
+        if (!answer.mutated) throw new Error(`the bench upstream refused to mutate: ${answer.error ?? 'no answer'}`);
+        if (answer.counts) Object.assign(counts, answer.counts);
+        return answer.mutated;
+      },
+      async stop() {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        stopChild(child);
+        const timer = setTimeout(() => stopChild(child, 'SIGKILL'), 5_000);
+        await gone;
+        clearTimeout(timer);
+      },
+    };
+  } catch (error) {
+    stopChild(child, 'SIGKILL');
+    throw error;
+  }
+}
