@@ -35,7 +35,7 @@ async function signedSync(): Promise<string> {
   return out;
 }
 
-describe('keygen', () => {
+describe('keygen', { timeout: 30_000 }, () => {
   it('writes PREFIX.key (0600, PKCS8) and PREFIX.pub (SPKI), and never overwrites', async () => {
     expect(statSync(`${keys}.key`).mode & 0o777).toBe(0o600);
     expect(readFileSync(`${keys}.key`, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
@@ -48,7 +48,7 @@ describe('keygen', () => {
   });
 });
 
-describe('signed snapshots', () => {
+describe('signed snapshots', { timeout: 30_000 }, () => {
   it('sync --sign-key writes the signature; an unchanged re-sync changes no byte and no mtime; verify --public-key passes', async () => {
     const out = await signedSync();
     const sig = JSON.parse(readFileSync(join(out, SIGNATURE_FILE), 'utf8')) as Record<string, unknown>;
