@@ -5,7 +5,7 @@
  */
 import { evaluateListQuery, isSubstringFilter, normalizeListQuery } from '../index/query.js';
 import { encodeJson } from '../publish/json.js';
-import { FILTER_INDEX_FILE, filterFile, listFile, MANIFEST_FILE, recordFile } from '../publish/paths.js';
+import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { isResourceName, type ResourceName } from '../spec/resources.js';
 import type { Entry, Snapshot } from './snapshot.js';
 
@@ -48,7 +48,11 @@ function listAnswer(snapshot: Snapshot, resource: ResourceName, queryText: strin
   return { status: 200, entry: snapshot.cached(`${resource}?${query.key}`, () => encodeJson({ [resource]: records })) };
 }
 
-/** A path that is not an API path: a published file by its exact (raw or once-decoded) path. */
+/**
+ * A path that is not an API path: a published file by its exact (raw or once-decoded) path. The
+ * snapshot holds only what the manifest lists and the manifest, so `_meta/last-sync.json` and the
+ * work folder are not reachable.
+ */
 function fileAnswer(snapshot: Snapshot, path: string): Answer {
   const segments = path.slice(1).split('/');
   const decoded: string[] = [];
@@ -62,7 +66,7 @@ function fileAnswer(snapshot: Snapshot, path: string): Answer {
   }
   for (const candidate of [segments.join('/'), decoded.join('/')]) {
     const entry = snapshot.files.get(candidate);
-    if (entry && (candidate === MANIFEST_FILE || candidate === FILTER_INDEX_FILE || !candidate.startsWith('_meta/'))) return { status: 200, entry };
+    if (entry) return { status: 200, entry };
   }
   return notFound;
 }
