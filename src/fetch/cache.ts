@@ -32,11 +32,14 @@ export async function readHttpCache(dir: string): Promise<HttpCache> {
   }
 }
 
-/** Replaces the folder's cache (temp file, then rename). */
+/** Replaces the folder's cache (temp file, then rename), unless it holds the same already. */
 export async function writeHttpCache(dir: string, cache: HttpCache): Promise<void> {
   const path = join(dir, HTTP_CACHE_FILE);
   const responses = Object.fromEntries([...cache].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const bytes = Buffer.from(JSON.stringify({ format: 1, responses }));
+  const existing = await fs.readFile(path).catch(() => undefined);
+  if (existing?.equals(bytes)) return;
   await fs.mkdir(join(dir, '_meta'), { recursive: true });
-  await fs.writeFile(`${path}.tmp`, JSON.stringify({ format: 1, responses }));
+  await fs.writeFile(`${path}.tmp`, bytes);
   await fs.rename(`${path}.tmp`, path);
 }

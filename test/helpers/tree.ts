@@ -30,3 +30,14 @@ export async function allBytes(dir: string): Promise<string> {
   const files = await listFiles(dir);
   return files.map((p) => readFileSync(join(dir, p), 'latin1')).join('\n');
 }
+
+/**
+ * The data files of a snapshot and their hashes, leaving out what tells the folder's own history
+ * (run metadata, the change log and so the manifest): two folders synced from the same data
+ * compare equal.
+ */
+export async function snapshotData(dir: string): Promise<Map<string, string>> {
+  const state = await treeState(dir);
+  for (const path of ['_meta/last-sync.json', '_meta/http-cache.json', '_meta/changes.json', '_meta/manifest.json']) state.delete(path);
+  return new Map([...state].map(([path, s]) => [path, s.sha256]));
+}

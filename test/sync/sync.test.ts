@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listPath, RESOURCE_NAMES, RESOURCES, singlePath } from '../../src/spec/resources.js';
+import { isOutsideSnapshot } from '../../src/publish/paths.js';
 import { listFiles } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -49,7 +50,7 @@ describe('sync', () => {
     expect(text).toMatch(/^\{\n {2}"servers": \[\n {4}\{\n/);
     expect(text.endsWith('}\n')).toBe(true);
     const manifest = readJson(out, '_meta/manifest.json') as { files: Record<string, { size: number }> };
-    const files = (await listFiles(out)).filter((p) => !p.startsWith('_meta/manifest') && p !== '_meta/last-sync.json');
+    const files = (await listFiles(out)).filter((p) => !isOutsideSnapshot(p));
     expect(Object.keys(manifest.files).sort()).toEqual(files.sort());
     expect(Object.keys(manifest.files)).toContain('servers/_filter/by_virtual/1.json');
   });
