@@ -3,13 +3,10 @@
  * list and a substring query; and of nginx with the generated configuration when nginx is on
  * PATH (it answers no substring query, so that kind is measured on serve only).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { findSpecials, renderNginxConf } from '../serve/nginx.js';
+import { hasNginx, startNginx } from '../serve/nginx-process.js';
 import { startServe } from '../serve/index.js';
 
 export type BenchKind = 'single' | 'list' | 'substring';
@@ -62,51 +59,6 @@ async function measure(base: string, path: string, concurrency: number, duration
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-/** Starts nginx (one worker, like serve's one thread) on the folder; resolves with its URL and a stop function. */
-async function startNginx(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const work = mkdtempSync(join(tmpdir(), 'im-bench-nginx-'));
-  const port = await freePort();
-  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => {
-    mkdirSync(join(work, kind));
-    return `  ${kind}_temp_path ${join(work, kind)};`;
-  });
-  const site = renderNginxConf({ root: dir, port, serverName: '_', specials: await findSpecials(dir) });
-  const root = process.getuid?.() === 0 ? 'user root;\n' : '';
-  writeFileSync(join(work, 'nginx.conf'), `${root}worker_processes 1;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n${temps.join('\n')}\n${site}\n}\n`);
-  const child: ChildProcess = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null) {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(work, { recursive: true, force: true });
-  };
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) {
-      const log = readFileSync(join(work, 'error.log'), 'utf8').trim().split('\n').pop();
-      await stop();
-      throw new Error(`nginx exited at start: ${log}`);
-    }
-    if (await fetch(`${url}/servers.json`, { method: 'HEAD' }).then(() => true, () => false)) return { url, stop };
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  await stop();
-  throw new Error('nginx did not start listening');
-}
-
 /** Measures serve (and nginx when installed) on `options.dir`. */
 export async function benchServe(options: ServeBenchOptions): Promise<ServeBenchResult> {
   const dir = resolve(options.dir);
@@ -128,7 +80,7 @@ export async function benchServe(options: ServeBenchOptions): Promise<ServeBench
   } finally {
     await serve.close();
   }
-  if (options.nginx === false || spawnSync('nginx', ['-v']).status !== 0) return { serve: serveRps, paths };
+  if (options.nginx === false || !hasNginx()) return { serve: serveRps, paths };
 
   const nginx = await startNginx(dir);
   const nginxRps: Partial<Record<BenchKind, number>> = {};

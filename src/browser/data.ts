@@ -6,6 +6,7 @@
  */
 import { CHANGES_FILE, listFile, recordFile } from '../publish/paths.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
+import { decodeJson } from '../publish/json.js';
 
 /** About this many records per detail bucket: small scripts, few files. */
 const RECORDS_PER_BUCKET = 200;
@@ -25,24 +26,16 @@ export function bucketOf(id: string, buckets: number): number {
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function parse(bytes: Buffer | undefined): unknown {
-  if (!bytes) return undefined;
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
 
 function listOf(files: ReadonlyMap<string, Buffer>, resource: ResourceName): Record<string, unknown>[] {
-  const body = parse(files.get(listFile(resource)));
+  const body = decodeJson(files.get(listFile(resource)));
   const records = isObject(body) ? body[resource] : undefined;
   return Array.isArray(records) ? records.filter(isObject).filter((r) => typeof r.id === 'string') : [];
 }
 
 /** The newest entry of `_meta/changes.json`, read defensively (absent or odd: undefined). */
 export function lastChange(files: ReadonlyMap<string, Buffer>): Record<string, unknown> | undefined {
-  const body = parse(files.get(CHANGES_FILE));
+  const body = decodeJson(files.get(CHANGES_FILE));
   const entries = isObject(body) && Array.isArray(body.changes) ? body.changes.filter(isObject) : [];
   let newest: Record<string, unknown> | undefined;
   for (const entry of entries) if (typeof entry.at === 'string' && (!newest || entry.at > (newest.at as string))) newest = entry;
@@ -68,7 +61,7 @@ export function browserData(files: ReadonlyMap<string, Buffer>): Map<string, str
     const grouped: Record<string, unknown>[] = Array.from({ length: buckets }, () => ({}));
     for (const item of records) {
       const id = item.id as string;
-      const single = parse(files.get(recordFile(resource, id)));
+      const single = decodeJson(files.get(recordFile(resource, id)));
       const record = isObject(single) && isObject(single[RESOURCES[resource].singular]) ? single[RESOURCES[resource].singular] : item;
       grouped[bucketOf(id, buckets)]![id] = record;
     }

@@ -4,6 +4,7 @@
  */
 import { validate } from 'node-cron';
 import { stringFlag, type Command } from '../cli/command.js';
+import { onStopSignal } from '../cli/signals.js';
 import { formatChangeLine } from '../diff/format.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { postWebhook, type WebhookPayload } from '../notify/webhook.js';
@@ -48,10 +49,7 @@ export const scheduleCommand: Command = {
       io.stderr.write(`${name}: stopping; a run in progress is aborted before it publishes\n`);
       controller.abort();
     };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+    const stopListening = onStopSignal(stop);
     const quietParsed = { ...parsed, values: { ...parsed.values, quiet: true } };
     try {
       io.stderr.write(`schedule: syncing ${baseUrl} into ${plan.out} on "${cron}"${timezone ? ` (${timezone})` : ''}\n`);
@@ -82,8 +80,7 @@ export const scheduleCommand: Command = {
       io.stderr.write(`schedule: stopped after ${stats.runs} run${stats.runs === 1 ? '' : 's'} (${stats.failed} failed, ${stats.skipped} ticks skipped)\n`);
       return 0;
     } finally {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
+      stopListening();
     }
   },
 };

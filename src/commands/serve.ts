@@ -4,23 +4,11 @@
  * config's `serve.tokenFile`.
  */
 import { resolve } from 'node:path';
+import { untilStopSignal } from '../cli/signals.js';
 import { intFlag, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { resolveToken } from '../config/token.js';
 import { startServe } from '../serve/index.js';
-
-/** Resolves when the process is asked to stop. */
-function stopSignal(): Promise<void> {
-  return new Promise((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -47,7 +35,7 @@ export const serveCommand: Command = {
       quiet: Boolean(parsed.values.quiet),
       log: (line) => io.stdout.write(`${line}\n`),
     });
-    await stopSignal();
+    await untilStopSignal();
     await running.close();
     return 0;
   },

@@ -2,6 +2,7 @@
  * `upstream`: runs the built-in simulated inventory service in the foreground until SIGINT or
  * SIGTERM, for demos, manual testing and benchmarks against a separate process.
  */
+import { untilStopSignal } from '../cli/signals.js';
 import { intFlag, stringFlag, type Command, type ParsedArgs } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
@@ -26,19 +27,6 @@ function faultFlags(parsed: ParsedArgs): FaultOptions | undefined {
     if (unknown.length > 0 || kinds.length === 0) throw new UsageError(`--fault-kinds: unknown kind ${JSON.stringify(unknown[0] ?? kindsText)}; kinds: ${FAULT_KINDS.join(', ')}`);
   }
   return { rate, kinds, slowMs, failPaths };
-}
-
-/** Resolves when the process is asked to stop. */
-function stopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export const upstreamCommand: Command = {
@@ -77,7 +65,7 @@ export const upstreamCommand: Command = {
     // Servers first: the scale is their number, the rest follows from it.
     const sizes = ['servers' as const, ...RESOURCE_NAMES.filter((r) => r !== 'servers')].map((resource) => `${counts[resource]} ${resource}`).join(', ');
     io.stdout.write(`upstream listening on ${upstream.url} (seed ${seed}, scale ${scale}: ${sizes})\n`);
-    await stopSignal();
+    await untilStopSignal();
     await upstream.close();
     return 0;
   },

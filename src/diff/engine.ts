@@ -5,6 +5,7 @@
  * list does not matter, because list files are not compared.
  */
 import { RESOURCE_NAMES, RESOURCES, isResourceName, type ResourceName } from '../spec/resources.js';
+import { decodeJson } from '../publish/json.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
 export interface FieldChange {
@@ -78,14 +79,6 @@ export function pathsToRead(paths: PathChanges): { before: string[]; after: stri
   return { before, after };
 }
 
-function parse(bytes: Buffer | undefined): unknown {
-  if (!bytes) return undefined;
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -150,11 +143,11 @@ export function buildChangeSet(paths: PathChanges, before: ReadonlyMap<string, B
   for (const resource of RESOURCE_NAMES) {
     const p = paths[resource];
     const changes: ResourceChanges = { added: [], removed: [], changed: [], fields: {} };
-    for (const path of p.added) changes.added.push(idOf(resource, path, parse(after.get(path))));
-    for (const path of p.removed) changes.removed.push(idOf(resource, path, parse(before.get(path))));
+    for (const path of p.added) changes.added.push(idOf(resource, path, decodeJson(after.get(path))));
+    for (const path of p.removed) changes.removed.push(idOf(resource, path, decodeJson(before.get(path))));
     for (const path of p.changed) {
-      const old = parse(before.get(path));
-      const next = parse(after.get(path));
+      const old = decodeJson(before.get(path));
+      const next = decodeJson(after.get(path));
       const id = idOf(resource, path, next ?? old);
       changes.changed.push(id);
       changes.fields[id] = diffValues(recordOf(resource, old), recordOf(resource, next));

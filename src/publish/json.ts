@@ -2,3 +2,13 @@
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
+
+/** Parses a published file's bytes; undefined when absent or not JSON. */
+export function decodeJson(bytes: Buffer | undefined): unknown {
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,22 +1,17 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type MutationReport, type Upstream } from '../../src/upstream/index.js';
+import { describe, expect, it } from 'vitest';
+import type { MutationReport } from '../../src/upstream/index.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { runCli } from '../git/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 const TOKEN = 'diff-test-token';
 
-describe('diff OLD NEW --json (built CLI)', () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream({ token: TOKEN, scale: 60, seed: 3 });
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
+const upstream = await useUpstream({ token: TOKEN, scale: 60, seed: 3 });
 
+describe('diff OLD NEW --json (built CLI)', () => {
   it('lists exactly the ids the mutation touched, with field details, and empty arrays for an unchanged pair', async () => {
     const root = tempDir();
     const out = join(root, 'out');

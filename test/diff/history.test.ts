@@ -1,25 +1,21 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { CHANGES_FILE, LAST_SYNC_FILE } from '../../src/publish/paths.js';
 import { runSync } from '../../src/sync/run.js';
-import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
+import type { MutationReport } from '../../src/upstream/index.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 const TOKEN = 'history-test-token';
 const config = parseConfig({}, 'test');
 
-describe('_meta/changes.json', () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 5 });
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
+const upstream = await useUpstream({ token: TOKEN, scale: 50, seed: 5 });
 
+describe('_meta/changes.json', () => {
   it('keeps the last change sets, bounded by keep, and is not rewritten by an unchanged re-sync', async () => {
     const out = join(tempDir(), 'out');
     const sync = () => runSync({ baseUrl: upstream.url, token: TOKEN, out, settings: config.sync, filters: config.filters, changesKeep: 2 });
@@ -29,7 +25,7 @@ describe('_meta/changes.json', () => {
     expect(first.initial).toBe(true);
     expect(read().changes).toEqual([{ at: expect.any(String), initial: true, records: first.records }]);
 
-    const counts = (m: ReturnType<Upstream['mutate']>) => ({ added: m.added.servers.length, removed: m.removed.servers.length, changed: m.changed.servers.length });
+    const counts = (m: MutationReport) => ({ added: m.added.servers.length, removed: m.removed.servers.length, changed: m.changed.servers.length });
     const earlier = upstream.mutate({ seed: 1, share: 0.04 });
     await sync();
     expect((await sync()).status).toBe('unchanged');

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+import { describe, expect, it } from 'vitest';
+
 import { tempDir } from '../helpers/tmp.js';
+import { useUpstream } from '../helpers/upstream.js';
 import { runCli } from './cli.js';
 
 const TOKEN = 'git-test-token';
@@ -14,15 +15,9 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
 }
 
-describe('sync --git (built CLI)', () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 9 });
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
+const upstream = await useUpstream({ token: TOKEN, scale: 50, seed: 9 });
 
+describe('sync --git (built CLI)', () => {
   it('commits exactly the snapshot when it changed, nothing otherwise', async () => {
     const repo = tempDir();
     git(repo, 'init', '--quiet');

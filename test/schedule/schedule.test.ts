@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
-import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+
 import { runCli, startCli } from '../git/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 const TOKEN = 'schedule-test-token-8f2d';
 const env = { INVENTORY_API_TOKEN: TOKEN };
@@ -33,31 +34,26 @@ function watch(child: ChildProcess): { out: () => string; err: () => string; unt
   };
 }
 
-describe('schedule (built CLI)', () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 11 });
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
+const syncUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 11 });
+const verifyUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 12 });
 
+describe('schedule (built CLI)', () => {
   it('runs on a fast cron, skips overlapping ticks, prints JSON lines and stops cleanly on SIGTERM mid-run', async () => {
     const out = join(tempDir(), 'out');
-    upstream.setFaults({ rate: 1, kinds: ['slow'], slowMs: 150 });
-    const child = startCli(['schedule', '--cron', '* * * * * *', '--run-at-start', '--concurrency', '4', '--base-url', upstream.url, '--out', out], { env });
+    syncUpstream.setFaults({ rate: 1, kinds: ['slow'], slowMs: 150 });
+    const child = startCli(['schedule', '--cron', '* * * * * *', '--run-at-start', '--concurrency', '4', '--base-url', syncUpstream.url, '--out', out], { env });
     const w = watch(child);
     try {
       await w.until(() => w.out().includes('\n') && /skipped the tick/.test(w.err()), 60_000, 'a finished run and a skipped tick');
       const first = JSON.parse(w.out().split('\n')[0]!) as Record<string, unknown>;
       expect(first).toMatchObject({ event: 'run', status: 'ok', records: { servers: 50 }, requests: expect.any(Number) });
       // Wait until the next run is under way (a request arrives), then stop it.
-      const seen = upstream.requestCount();
-      await w.until(() => upstream.requestCount() > seen, 30_000, 'the next run to start');
+      const seen = syncUpstream.requestCount();
+      await w.until(() => syncUpstream.requestCount() > seen, 30_000, 'the next run to start');
       child.kill('SIGTERM');
       expect(await w.exit(30_000)).toBe(0);
     } finally {
-      upstream.setFaults(undefined);
+      syncUpstream.setFaults(undefined);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     const lines = w.out().trim().split('\n');
@@ -82,15 +78,15 @@ describe('schedule (built CLI)', () => {
     const dir = tempDir();
     const config = join(dir, 'mirror.json');
     writeFileSync(config, JSON.stringify({ sync: { retries: 0 }, notify: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alert` } }));
-    upstream.override('/servers.json', { status: 500, body: '{"error":"down"}' });
-    const child = startCli(['schedule', '--config', config, '--cron', '* * * * * *', '--run-at-start', '--base-url', upstream.url, '--out', join(dir, 'out')], { env });
+    syncUpstream.override('/servers.json', { status: 500, body: '{"error":"down"}' });
+    const child = startCli(['schedule', '--config', config, '--cron', '* * * * * *', '--run-at-start', '--base-url', syncUpstream.url, '--out', join(dir, 'out')], { env });
     const w = watch(child);
     try {
       await w.until(() => bodies.length >= 2, 30_000, 'two webhook posts');
       child.kill('SIGTERM');
       expect(await w.exit(30_000)).toBe(0);
     } finally {
-      upstream.override('/servers.json', undefined);
+      syncUpstream.override('/servers.json', undefined);
       if (child.exitCode === null) child.kill('SIGKILL');
       await new Promise<void>((resolve) => hook.close(() => resolve()));
     }
@@ -101,27 +97,19 @@ describe('schedule (built CLI)', () => {
   });
 
   it('refuses a bad cron expression or time zone up front', async () => {
-    const bad = await runCli(['schedule', '--cron', '61 * * * *', '--base-url', upstream.url], { env });
+    const bad = await runCli(['schedule', '--cron', '61 * * * *', '--base-url', syncUpstream.url], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('cron expression "61 * * * *" is not valid');
-    const zone = await runCli(['schedule', '--timezone', 'Mars/Base', '--base-url', upstream.url], { env });
+    const zone = await runCli(['schedule', '--timezone', 'Mars/Base', '--base-url', syncUpstream.url], { env });
     expect(zone.code).toBe(2);
     expect(zone.stderr).toContain('Mars/Base');
   });
 });
 
 describe('verify --max-age', () => {
-  let upstream: Upstream;
-  beforeAll(async () => {
-    upstream = await startUpstream({ token: TOKEN, scale: 50, seed: 12 });
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
-
   it('exits 1 when the last successful sync is older than the limit or missing', async () => {
     const out = join(tempDir(), 'out');
-    expect((await runCli(['sync', '--base-url', upstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
+    expect((await runCli(['sync', '--base-url', verifyUpstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
     expect((await runCli(['verify', '--dir', out, '--max-age', '26h'])).code).toBe(0);
     const file = join(out, LAST_SYNC_FILE);
     const meta = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

@@ -2,38 +2,25 @@
  * The generated nginx configuration, run by a real nginx over a real mirror: every list, record
  * (hostile ids included) and precomputed view answers the mirror's file at the service's URL.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { parseManifest } from '../../src/publish/manifest.js';
+import { hasNginx, startNginx, type RunningNginx } from '../../src/serve/nginx-process.js';
 import { buildMirror, type Mirror } from './helpers.js';
 
-const hasNginx = spawnSync('nginx', ['-v']).status === 0;
-if (!hasNginx) console.warn('nginx is not on PATH: the nginx-conf test is skipped (apt-get install -y nginx)');
+const nginxInstalled = hasNginx();
+if (!nginxInstalled) console.warn('nginx is not on PATH: the nginx-conf test is skipped (apt-get install -y nginx)');
 
 const HOSTILE = ['../x', 'a/b', '.', '..', '.hidden', '%2e%2e', '日本', 'a(b)*', "it's!", 'x'.repeat(400), 'sp ace?&#', '_filter'];
 
 let mirror: Mirror;
-let nginx: ChildProcess | undefined;
+let nginx: RunningNginx | undefined;
 let base = '';
-let work = '';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
+/** The server block as the `nginx-conf` command prints it. */
 async function nginxConf(dir: string, port: number): Promise<string> {
   let out = '';
   let err = '';
@@ -43,40 +30,18 @@ async function nginxConf(dir: string, port: number): Promise<string> {
   return out;
 }
 
-async function waitFor(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (nginx?.exitCode !== null) throw new Error(`nginx exited: ${readFileSync(join(work, 'error.log'), 'utf8')}`);
-    const ok = await fetch(url).then(() => true, () => false);
-    if (ok) return;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error('nginx did not start listening');
-}
-
-describe.skipIf(!hasNginx)('nginx-conf under a real nginx', () => {
+describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
   beforeAll(async () => {
     mirror = await buildMirror({ seed: 13, scale: 60 });
     const template = mirror.data.views.servers.get(mirror.data.order.servers[0]!)!;
     for (const id of HOSTILE) mirror.upstream.putRecord('servers', { ...template, id, name: `hostile-${id.slice(0, 20)}` });
     await mirror.sync();
-    work = mkdtempSync(join(tmpdir(), 'im-nginx-'));
-    for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(work, sub));
-    const port = await freePort();
-    const site = await nginxConf(mirror.dir, port);
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${join(work, kind === 'client_body' ? 'body' : kind)};`).join('\n');
-    writeFileSync(join(work, 'nginx.conf'), `${process.getuid?.() === 0 ? 'user root;\n' : ''}events { worker_connections 64; }\nhttp {\n  access_log ${join(work, 'access.log')};\n${temp}\n${site}\n}\n`);
-    nginx = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore' });
-    base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/servers.json`);
+    nginx = await startNginx(mirror.dir, { site: (port) => nginxConf(mirror.dir, port), accessLog: true });
+    base = nginx.url;
   });
 
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((done) => nginx!.once('exit', done));
-      nginx.kill('SIGTERM');
-      await exited;
-    }
-    if (work) rmSync(work, { recursive: true, force: true });
+    await nginx?.stop();
     await mirror?.close();
   });
 

@@ -4,9 +4,9 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/util/free-port.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allBytes, treeState } from '../helpers/tree.js';
@@ -29,15 +29,6 @@ async function syncedFolder(): Promise<{ out: string; before: Awaited<ReturnType
   const first = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--quiet'], { env });
   expect(first.code).toBe(0);
   return { out, before: await treeState(out) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('sync failures', () => {
