@@ -3,7 +3,7 @@
  * runs) it first starts the built-in simulated service on a loopback port with a random token.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { intFlag, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { parseConfig } from '../config/load.js';
@@ -152,7 +152,10 @@ async function runDemo(plan: SyncPlan, parsed: ParsedArgs, io: CommandIo): Promi
     if (!parsed.values.quiet) io.stdout.write(`started the built-in simulated inventory service at ${upstream.url}\n`);
     const result = await syncWithIo(plan, upstream.url, token, parsed, io);
     report(result, 'the simulated service', plan.out, parsed, io);
-    if (!parsed.values.quiet) io.stdout.write(`look at it: ls ${plan.out}, or check it with: npx inventory-mirror verify --dir ${plan.out}\n`);
+    if (!parsed.values.quiet) {
+      const dir = relative(io.cwd, plan.out) || '.';
+      io.stdout.write(`look at it: npx inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json), or the files in ${dir}/; check it: npx inventory-mirror verify --dir ${dir}\n`);
+    }
     return 0;
   } finally {
     await upstream.close();
