@@ -4,6 +4,7 @@
  */
 import type { ResourceName } from '../spec/resources.js';
 import type { Machine } from './machine.js';
+import type { BenchKind, ServeBenchResult } from './serve.js';
 
 /** Best of several runs of one floor. */
 export interface FloorResult {
@@ -57,7 +58,7 @@ export interface BenchResults {
   ratios: { syncOverFloorB?: number; resyncOverFloorA?: number; scriptOverSync?: number };
   sweep: FloorResult[];
   scaling: ScalingRow[];
-  serve?: unknown;
+  serve?: ServeBenchResult;
   notes: string[];
   failures: string[];
 }
@@ -99,7 +100,7 @@ function floorNote(floor: FloorResult): string {
 }
 
 /** The human report: machine, steps, ratios against targets, sweep, scaling, notes. */
-export function formatReport(results: BenchResults, serveTable?: string): string {
+export function formatReport(results: BenchResults): string {
   const { machine, options } = results;
   const out: string[] = [];
   out.push(`inventory-mirror bench, ${results.date}`);
@@ -164,7 +165,12 @@ export function formatReport(results: BenchResults, serveTable?: string): string
       ),
     );
   }
-  if (serveTable) out.push('', serveTable.trimEnd());
+  if (results.serve) {
+    const { serve, nginx, paths } = results.serve;
+    out.push('', `serving the mirror, requests/s${nginx ? '' : ' (nginx not installed)'}:`);
+    const kinds = Object.keys(paths) as BenchKind[];
+    out.push(formatTable(['kind', 'path', 'serve', 'nginx', 'serve / nginx'], kinds.map((kind) => [kind, paths[kind], serve[kind], nginx?.[kind], times(ratio(serve[kind], nginx?.[kind]))])));
+  }
   if (results.notes.length > 0) out.push('', ...results.notes.map((note) => `note: ${note}`));
   if (results.failures.length > 0) out.push('', ...results.failures.map((failure) => `FAIL: ${failure}`));
   return `${out.join('\n')}\n`;
