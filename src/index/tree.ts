@@ -1,23 +1,15 @@
 /**
- * Lays the pulled inventory out as the contract's file tree: path → bytes. Pure. Records that
- * vanished during the sync are taken out of lists and views, so every listed id has its file.
+ * Lays the pulled inventory out as the contract's file tree: path → bytes. Pure.
  */
 import { OutputError } from '../errors.js';
 import { encodeJson } from '../publish/json.js';
 import { FILTER_INDEX_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, REDACTION_FILE, WORK_DIR, filterFile, listFile, recordFile } from '../publish/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import type { ListBody, Pulled } from '../sync/pull.js';
-import { isRedacting, type RedactPolicy } from '../redact/policy.js';
-import { redactBody } from '../redact/redact.js';
-import { encodeRedaction, redactSingleBytes } from '../redact/tree.js';
+import type { Pulled } from '../sync/pull.js';
+import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
 
 /** The tree's own .gitignore: run metadata and work files stay out of git. */
 const GITIGNORE = `# Written by inventory-mirror: run metadata, caches and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${HTTP_CACHE_FILE}\n/${WORK_DIR}/\n`;
-
-function withoutGone(list: ListBody, key: string, gone: ReadonlySet<string>): unknown {
-  if (gone.size === 0) return list.body;
-  return { ...list.body, [key]: list.records.filter((r) => !gone.has(r.id)) };
-}
 
 /** Adds a file, refusing two different records (or views) landing on one name. */
 function put(files: Map<string, Buffer>, owners: Map<string, string>, path: string, owner: string, bytes: Buffer): void {
@@ -27,18 +19,17 @@ function put(files: Map<string, Buffer>, owners: Map<string, string>, path: stri
   files.set(path, bytes);
 }
 
-/** The whole snapshot as files, with the redaction policy applied to every body. */
+/** The whole snapshot as files; `redact` only adds the policy's record (bodies come redacted). */
 export function buildTree(pulled: Pulled, redact?: RedactPolicy): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const owners = new Map<string, string>();
-  const gone = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Set(pulled.gone[r])])) as Record<ResourceName, Set<string>>;
   for (const resource of RESOURCE_NAMES) {
-    put(files, owners, listFile(resource), `the ${resource} list`, encodeJson(redactBody(resource, withoutGone(pulled.lists[resource], resource, gone[resource]), redact)));
-    for (const [id, bytes] of pulled.singles[resource]) put(files, owners, recordFile(resource, id), `${resource} id ${JSON.stringify(id)}`, redactSingleBytes(resource, bytes, redact));
+    put(files, owners, listFile(resource), `the ${resource} list`, pulled.lists[resource]);
+    for (const [id, bytes] of pulled.singles[resource]) put(files, owners, recordFile(resource, id), `${resource} id ${JSON.stringify(id)}`, bytes);
   }
   const index = pulled.views.map((view) => {
     const file = filterFile(view.resource, view.param, view.value);
-    put(files, owners, file, `the view ${view.resource}?${view.param}=${JSON.stringify(view.value)}`, encodeJson(redactBody(view.resource, withoutGone(view, view.resource, gone[view.resource]), redact)));
+    put(files, owners, file, `the view ${view.resource}?${view.param}=${JSON.stringify(view.value)}`, view.bytes);
     return { resource: view.resource, param: view.param, value: view.value, path: filterPath(view.resource, view.param, view.value), file };
   });
   files.set(FILTER_INDEX_FILE, encodeJson({ filters: index }));

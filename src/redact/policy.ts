@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { SCHEMAS } from '../spec/schemas.js';
+import { encodeJson } from '../publish/json.js';
 
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.[^.[\]\s]+(\[\])?)*$/;
 
@@ -76,4 +77,9 @@ export function describePolicy(policy: RedactPolicy): Record<string, Partial<Res
     out[resource] = entry;
   }
   return out;
+}
+
+/** `_meta/redaction.json`: what was removed or masked (never the values), so a reader knows the copy is redacted. */
+export function encodeRedaction(policy: RedactPolicy): Buffer {
+  return encodeJson({ format: 1, redacted: describePolicy(policy) });
 }

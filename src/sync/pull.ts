@@ -1,8 +1,9 @@
 /**
  * The pull stage: every list, then every single record and filtered view, each validated as it
- * arrives and kept as the bytes it will be published as, so the parsed single records do not
- * pile up in memory. With the previous snapshot's validators it asks "changed since?" and, on
- * 304, takes the body from the published file instead of the wire.
+ * arrives, redacted by the policy, and kept as the bytes it will be published as, so parsed
+ * records do not pile up in memory. With the previous snapshot's validators it asks "changed
+ * since?" and, on 304, takes the body from the published file (already redacted) instead of the
+ * wire.
  */
 import { RequestError } from '../errors.js';
 import type { HttpCache } from '../fetch/cache.js';
@@ -17,6 +18,8 @@ import { appserverServerWarnings, databaseServerWarnings, listSingleWarnings } f
 import { fieldWarnings } from '../validate/fields.js';
 import { listRecords, singleRecord } from '../validate/structure.js';
 import type { Warning } from '../validate/warnings.js';
+import type { RedactPolicy } from '../redact/policy.js';
+import { redactBody, redactRecord, redactWarnings } from '../redact/redact.js';
 
 export interface ListBody {
   /** The parsed body; its records array is `body[resource]`. */
@@ -24,10 +27,14 @@ export interface ListBody {
   records: RawRecord[];
 }
 
-export interface PulledView extends ViewKey, ListBody {}
+export interface PulledView extends ViewKey {
+  /** Published bytes of the view. */
+  bytes: Buffer;
+}
 
 export interface Pulled {
-  lists: Record<ResourceName, ListBody>;
+  /** Published bytes of each list. */
+  lists: Record<ResourceName, Buffer>;
   /** Published bytes of each single record, by resource and id. */
   singles: Record<ResourceName, Map<string, Buffer>>;
   views: PulledView[];
@@ -49,10 +56,12 @@ export interface PullOptions {
   hasPrevious?: (file: string) => boolean;
   /** A file of the previous snapshot (to answer a 304), or undefined when it is gone or altered. */
   readPrevious?: (file: string) => Promise<Buffer | undefined>;
+  /** Fields removed or masked in every body before it is kept. */
+  redact?: RedactPolicy | undefined;
 }
 
-function perResource<T>(make: () => T): Record<ResourceName, T> {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make()])) as Record<ResourceName, T>;
+function perResource<T>(make: (resource: ResourceName) => T): Record<ResourceName, T> {
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make(r)])) as Record<ResourceName, T>;
 }
 
 interface Fetched<T> {
@@ -62,7 +71,7 @@ interface Fetched<T> {
 }
 
 /** Pulls and validates the whole inventory. Throws on the first structural fault. */
-export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined }: PullOptions): Promise<Pulled> {
+export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined, redact }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
   const nextCache: HttpCache = new Map();
 
@@ -93,23 +102,24 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), hasP
       cache.delete(path);
       return fetchJson(path, file, check, fieldCheck);
     }
-    const found = fieldCheck(result.value);
+    // Cached (and so replayed) only as the policy lets them be shown.
+    const found = redactWarnings(fieldCheck(result.value), redact);
     warnings.push(...found);
     const { etag, lastModified } = result.validators;
     if (etag || lastModified) nextCache.set(path, { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}), ...(found.length ? { warnings: found } : {}) });
     return { value: result.value, stored: undefined };
   };
 
-  const fetchList = async (resource: ResourceName, path: string, file: string, checkFields: boolean): Promise<ListBody> => {
+  const fetchList = async (resource: ResourceName, path: string, file: string, checkFields: boolean): Promise<ListBody & { bytes: Buffer }> => {
     const check = (body: unknown): ListBody => ({ body: body as Record<string, unknown>, records: listRecords(body, resource, path) });
     const fieldCheck = (list: ListBody): Warning[] => (checkFields ? list.records.flatMap((record) => fieldWarnings(resource, 'list', record)) : []);
     const fetched = await fetchJson(path, file, check, fieldCheck);
     if (!fetched) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 404; is the base URL right?`, { status: 404 });
-    return fetched.value;
+    return { ...fetched.value, bytes: fetched.stored ?? encodeJson(redactBody(resource, fetched.value.body, redact)) };
   };
 
   onPlanned?.(RESOURCE_NAMES.length);
-  const lists = perResource<ListBody>(() => ({ body: {}, records: [] }));
+  const lists = perResource<ListBody & { bytes: Buffer }>(() => ({ body: {}, records: [], bytes: Buffer.alloc(0) }));
   await Promise.all(
     RESOURCE_NAMES.map(async (resource) => {
       lists[resource] = await fetchList(resource, listPath(resource), listFile(resource), true);
@@ -134,10 +144,12 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), hasP
         return;
       }
       const { record, body } = fetched.value;
-      warnings.push(...listSingleWarnings(resource, item, record));
-      if (resource === 'databases') warnings.push(...databaseServerWarnings(record));
-      if (resource === 'appservers') warnings.push(...appserverServerWarnings(record, serverIds));
-      singles[resource].set(item.id, fetched.stored ?? encodeJson(body));
+      // Either side may come from a published (redacted) file: compare them as published.
+      const published = redactRecord(resource, record, redact) as RawRecord;
+      warnings.push(...redactWarnings(listSingleWarnings(resource, redactRecord(resource, item, redact) as RawRecord, published), redact));
+      if (resource === 'databases') warnings.push(...databaseServerWarnings(published));
+      if (resource === 'appservers') warnings.push(...appserverServerWarnings(published, serverIds));
+      singles[resource].set(item.id, fetched.stored ?? encodeJson(redactBody(resource, body, redact)));
     }),
   );
   const viewJobs = viewKeys.map(async (key): Promise<PulledView> => {
@@ -149,7 +161,7 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), hasP
         warnings.push({ resource: key.resource, id: record.id, field: '', message: `is in the filtered view ?${key.param}=${key.value} but not in the ${key.resource} list` });
       }
     }
-    return { ...key, ...view };
+    return { ...key, bytes: view.bytes };
   });
   const [, views] = await Promise.all([Promise.all(singleJobs), Promise.all(viewJobs)]);
 
@@ -158,10 +170,22 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), hasP
     for (const id of gone[resource]) warnings.push({ resource, id, field: '', message: 'is listed but its single record answered 404 (deleted during the sync?); left out of this snapshot' });
     // The published list and views lack these records, so they are not the service's bodies:
     // no validators for them, and the next sync fetches them whole.
+    const left = new Set(gone[resource]);
+    lists[resource].bytes = withoutRecords(lists[resource].bytes, resource, left);
     nextCache.delete(listPath(resource));
-    for (const view of views) if (view.resource === resource) nextCache.delete(filterPath(resource, view.param, view.value));
+    for (const view of views) {
+      if (view.resource !== resource) continue;
+      view.bytes = withoutRecords(view.bytes, resource, left);
+      nextCache.delete(filterPath(resource, view.param, view.value));
+    }
   }
-  return { lists, singles, views, gone, warnings, cache: nextCache };
+  return { lists: perResource((r) => lists[r].bytes), singles, views, gone, warnings, cache: nextCache };
+}
+
+/** A published list body without the given records (rare: records deleted during the sync). */
+function withoutRecords(bytes: Buffer, resource: ResourceName, ids: ReadonlySet<string>): Buffer {
+  const body = JSON.parse(bytes.toString('utf8')) as Record<string, RawRecord[]>;
+  return encodeJson({ ...body, [resource]: body[resource]!.filter((r) => !ids.has(r.id)) });
 }
 
 function perResourceRecords(lists: Record<ResourceName, ListBody>): Record<ResourceName, RawRecord[]> {

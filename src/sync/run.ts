@@ -24,7 +24,7 @@ import { silentProgress, type Progress } from './progress.js';
 import { pull } from './pull.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { updateSignature } from '../sign/folder.js';
-import { isRedacting, type RedactPolicy } from '../redact/policy.js';
+import type { RedactPolicy } from '../redact/policy.js';
 import { redactWarnings } from '../redact/redact.js';
 import { addBrowserFiles } from '../browser/index.js';
 
@@ -122,14 +122,14 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       client,
       filters: options.filters,
       onPlanned: (n) => progress.planned(n),
-      // With redaction, 304s would hand back redacted files to the cross-checks, and cached warnings may quote values: no cache.
-      cache: previous && !isRedacting(options.redact) ? await readHttpCache(options.out) : new Map(),
+      cache: previous ? await readHttpCache(options.out) : new Map(),
       hasPrevious: (file) => previous?.files[file] !== undefined,
       readPrevious: async (file) => {
         const bytes = await readPublished(options.out, previous, file);
         (bytes ? verified : damaged).add(file);
         return bytes;
       },
+      redact: options.redact,
     });
     progress.done();
     const warnings = redactWarnings(pulled.warnings, options.redact);
@@ -166,7 +166,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       changes,
       initial: previous === undefined,
     };
-    await writeHttpCache(options.out, isRedacting(options.redact) ? new Map() : pulled.cache);
+    await writeHttpCache(options.out, pulled.cache);
     await writeLastSync(options, summary, started);
     return summary;
   } catch (error) {

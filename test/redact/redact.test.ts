@@ -115,9 +115,13 @@ describe('a redacted sync', () => {
     const manifest = JSON.parse(readFileSync(join(out, '_meta/manifest.json'), 'utf8')) as { files: Record<string, unknown> };
     expect(manifest.files[REDACTION_FILE]).toBeDefined();
 
-    // A second run with the same policy writes nothing.
+    // A second run with the same policy asks "changed since?", reuses the redacted files, writes
+    // nothing, and still leaks nothing (cache and run metadata included).
     const again = await syncInto(upstream, out, { redact: policy });
     expect(again.written).toEqual([]);
+    expect(again.notModified).toBe(again.requests);
+    const afterResync = await allBytes(out);
+    for (const value of Object.values(secrets)) expect(afterResync).not.toContain(value);
 
     const archive = join(tempDir(), 'r.tar.gz');
     await packSnapshot({ dir: out, out: archive });
