@@ -8,7 +8,8 @@ import pLimit from 'p-limit';
 import fs from 'fs-extra';
 import { buildManifest, encodeManifest, parseManifest, sha256, type Manifest } from './manifest.js';
 import { commit, rollForward, stage } from './journal.js';
-import { MANIFEST_FILE } from './paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from './paths.js';
+import { signsManifest } from '../sign/signature.js';
 
 export interface PublishResult {
   written: string[];
@@ -42,12 +43,15 @@ async function sameBytes(dir: string, path: string, bytes: Buffer): Promise<bool
   return existing !== undefined && existing.equals(bytes);
 }
 
-/** What the caller already knows of the published files, from reading them during the sync. */
-export interface KnownState {
-  /** Files found altered: rewritten whatever the manifest says. */
+export interface PublishOptions {
+  /** Files found altered while reading them during the sync: rewritten whatever the manifest says. */
   damaged?: ReadonlySet<string>;
   /** Files read and found to match the manifest: no need to look at them again. */
   verified?: ReadonlySet<string>;
+  /** Signs the manifest's bytes; the signature is published with it, in the same journal. */
+  sign?: ((manifest: Buffer) => Buffer) | undefined;
+  /** Told of what the publish did beyond files (a stale signature removed). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -56,9 +60,9 @@ export interface KnownState {
  * verified it, and rewrites the ones the caller found damaged; without a manifest, compares with
  * what is on disk.
  */
-export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, known: KnownState = {}): Promise<PublishResult> {
-  const damaged = known.damaged ?? new Set<string>();
-  const verified = known.verified ?? new Set<string>();
+export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, options: PublishOptions = {}): Promise<PublishResult> {
+  const damaged = options.damaged ?? new Set<string>();
+  const verified = options.verified ?? new Set<string>();
   const hashed = new Map<string, { bytes: Buffer; sha256: string }>();
   for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: sha256(bytes) });
   const manifest = buildManifest(new Map([...hashed].map(([path, f]) => [path, { sha256: f.sha256, size: f.bytes.length }])));
@@ -77,11 +81,19 @@ export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Bu
   const removed = previous ? Object.keys(previous.files).filter((path) => !hashed.has(path)) : [];
   const manifestBytes = encodeManifest(manifest);
   const manifestSame = await sameBytes(dir, MANIFEST_FILE, manifestBytes);
-  if (written.length === 0 && removed.length === 0 && manifestSame) return { written, removed, unchanged: hashed.size, manifest };
+  // The signature: written when the key's signature of this manifest differs from the file;
+  // without a key, one left from an earlier manifest is removed rather than left lying.
+  const signature = options.sign?.(manifestBytes);
+  const oldSignature = await fs.readFile(join(dir, SIGNATURE_FILE)).catch(() => undefined);
+  const signatureStale = !signature && oldSignature !== undefined && !signsManifest(oldSignature, manifestBytes);
+  const signatureChanged = signature !== undefined && !oldSignature?.equals(signature);
+  if (written.length === 0 && removed.length === 0 && manifestSame && !signatureChanged && !signatureStale) return { written, removed, unchanged: hashed.size, manifest };
 
   const toStage = new Map(written.map((path) => [path, hashed.get(path)!]));
   if (!manifestSame) toStage.set(MANIFEST_FILE, { bytes: manifestBytes, sha256: sha256(manifestBytes) });
-  const journal = await stage(dir, toStage, removed);
+  if (signatureChanged) toStage.set(SIGNATURE_FILE, { bytes: signature, sha256: sha256(signature) });
+  if (signatureStale) options.log?.(`warning: removed ${SIGNATURE_FILE}: it signed an earlier manifest (pass --sign-key to sign this one)`);
+  const journal = await stage(dir, toStage, signatureStale ? [...removed, SIGNATURE_FILE] : removed);
   await commit(dir, journal);
   await rollForward(dir, journal);
   return { written, removed, unchanged: hashed.size - written.length, manifest };

@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import fs from 'fs-extra';
 import { OutputError } from '../errors.js';
 import { sha256 } from './manifest.js';
-import { MANIFEST_FILE, WORK_DIR } from './paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 
 export interface Journal {
   format: 1;
@@ -45,9 +45,15 @@ export async function stage(dir: string, files: ReadonlyMap<string, { bytes: Buf
     writes.push(limit(() => fs.writeFile(join(staging, staged), file.bytes)));
   }
   await Promise.all(writes);
-  // The manifest goes last, so a reader that sees the new manifest sees every file it names.
-  puts.sort((a, b) => Number(a.path === MANIFEST_FILE) - Number(b.path === MANIFEST_FILE));
+  // The manifest goes last (then its signature), so a reader that sees the new manifest sees
+  // every file it names.
+  puts.sort((a, b) => finalRank(a.path) - finalRank(b.path));
   return { format: 1, puts, removes };
+}
+
+/** Files placed after everything else, in this order: the manifest, then its signature. */
+function finalRank(path: string): number {
+  return path === MANIFEST_FILE ? 1 : path === SIGNATURE_FILE ? 2 : 0;
 }
 
 /** The commit point: once this rename is done, the new snapshot will be applied, now or on recovery. */
@@ -73,7 +79,7 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
   };
   const dropped: string[] = [];
   const limit = pLimit(IO_CONCURRENCY);
-  const manifestPut = journal.puts.find((p) => p.path === MANIFEST_FILE);
+  const last = journal.puts.filter((p) => finalRank(p.path) > 0);
   const place = async (put: Journal['puts'][number]): Promise<void> => {
     const from = join(staging, put.staged);
     const to = join(dir, put.path);
@@ -90,11 +96,11 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
     await ensureDir(to);
     await fs.rename(from, to);
   };
-  await Promise.all(journal.puts.filter((p) => p !== manifestPut).map((put) => limit(() => place(put))));
+  await Promise.all(journal.puts.filter((p) => finalRank(p.path) === 0).map((put) => limit(() => place(put))));
   await Promise.all(journal.removes.map((path) => limit(() => fs.rm(join(dir, path), { force: true }))));
   await pruneEmptyDirs(dir, journal.removes);
   for (const path of dropped) await fs.rm(join(dir, path), { force: true });
-  if (manifestPut) await place(manifestPut);
+  for (const put of last) await place(put);
   await fs.rm(journalPath(dir), { force: true });
   await fs.rm(staging, { recursive: true, force: true });
   return dropped;

@@ -23,7 +23,7 @@ import { formatWarning, type Warning } from '../validate/warnings.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pull } from './pull.js';
 import type { LoadedKey } from '../sign/keys.js';
-import { updateSignature } from '../sign/folder.js';
+import { signManifest } from '../sign/signature.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactWarnings } from '../redact/redact.js';
 import { addBrowserFiles } from '../browser/index.js';
@@ -146,9 +146,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     const changes = await diffAgainstFolder(options.out, previous, files);
     await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
     if (options.browser) addBrowserFiles(files);
-    const result = await publishSnapshot(options.out, files, previous, { damaged, verified });
-    const signNote = await updateSignature(options.out, options.signKey);
-    if (signNote) log(signNote);
+    const result = await publishSnapshot(options.out, files, previous, { damaged, verified, sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined, log });
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
     const summary: SyncResult = {
       status,

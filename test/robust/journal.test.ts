@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { publishSnapshot, readManifest } from '../../src/publish/apply.js';
 import { commit, journalPath, recover, stage, stagingDir } from '../../src/publish/journal.js';
 import { buildManifest, encodeManifest, sha256 } from '../../src/publish/manifest.js';
-import { MANIFEST_FILE } from '../../src/publish/paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/publish/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -66,6 +66,25 @@ describe('journal recovery', () => {
       expect(await recover(dir)).toBeUndefined();
     });
   }
+
+  it('places the manifest and then its signature last, and finishes the signature after a crash between the two', async () => {
+    const dir = tempDir();
+    await publishSnapshot(dir, oldFiles, undefined);
+    const manifest = Buffer.from('{"manifest":2}\n');
+    const signature = Buffer.from('{"signature":2}\n');
+    const staged = new Map([
+      [SIGNATURE_FILE, { bytes: signature, sha256: sha256(signature) }],
+      [MANIFEST_FILE, { bytes: manifest, sha256: sha256(manifest) }],
+      ['a.json', { bytes: newFiles.get('a.json')!, sha256: sha256(newFiles.get('a.json')!) }],
+    ]);
+    const journal = await stage(dir, staged, []);
+    expect(journal.puts.map((p) => p.path)).toEqual(['a.json', MANIFEST_FILE, SIGNATURE_FILE]);
+    await commit(dir, journal);
+    for (const put of journal.puts.slice(0, 2)) renameSync(join(stagingDir(dir), put.staged), join(dir, put.path));
+    expect(existsSync(join(dir, SIGNATURE_FILE))).toBe(false);
+    await recover(dir);
+    expect(readFileSync(join(dir, SIGNATURE_FILE)).equals(signature)).toBe(true);
+  });
 
   it('drops a staged file the disk lost (power loss) instead of placing garbage, and says so', async () => {
     const dir = tempDir();

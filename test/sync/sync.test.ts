@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listPath, RESOURCE_NAMES, RESOURCES, singlePath } from '../../src/spec/resources.js';
+import { listPath, RESOURCE_NAMES, singlePath } from '../../src/spec/resources.js';
 import { isOutsideSnapshot } from '../../src/publish/paths.js';
 import { listFiles } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
