@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import fs from 'fs-extra';
 import { ConfigError } from '../errors.js';
 import { readManifest } from '../publish/apply.js';
-import { sha256, type Manifest } from '../publish/manifest.js';
+import { Digests, type Manifest } from '../publish/manifest.js';
 import { buildChangeSet, classifyPaths, pathsToRead, type ChangeSet } from './engine.js';
 
 const hashesOf = (manifest: Manifest | undefined): Map<string, string> => new Map(Object.entries(manifest?.files ?? {}).map(([path, entry]) => [path, entry.sha256]));
@@ -47,8 +47,8 @@ export async function diffFolders(oldDir: string, newDir: string): Promise<Chang
  * What a sync is about to publish: the previous snapshot of `out` (its manifest, old contents read
  * from disk) against the new file map held in memory.
  */
-export async function diffAgainstFolder(out: string, previous: Manifest | undefined, files: ReadonlyMap<string, Buffer>): Promise<ChangeSet> {
-  const after = new Map([...files].map(([path, bytes]) => [path, sha256(bytes)]));
+export async function diffAgainstFolder(out: string, previous: Manifest | undefined, files: ReadonlyMap<string, Buffer>, digests: Digests = new Digests()): Promise<ChangeSet> {
+  const after = new Map([...files].map(([path, bytes]) => [path, digests.of(bytes)]));
   const paths = classifyPaths(hashesOf(previous), after);
   const toRead = pathsToRead(paths);
   return buildChangeSet(paths, await readFiles(out, toRead.before), files);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import fs from 'fs-extra';
-import { buildManifest, encodeManifest, parseManifest, sha256, type Manifest } from './manifest.js';
+import { buildManifest, Digests, encodeManifest, parseManifest, sha256, type Manifest } from './manifest.js';
 import { commit, rollForward, stage } from './journal.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from './paths.js';
 import { signsManifest } from '../sign/signature.js';
@@ -52,6 +52,8 @@ export interface PublishOptions {
   sign?: ((manifest: Buffer) => Buffer) | undefined;
   /** Told of what the publish did beyond files (a stale signature removed). */
   log?: (line: string) => void;
+  /** Digests already computed by the caller's earlier stages. */
+  digests?: Digests;
 }
 
 /**
@@ -63,8 +65,9 @@ export interface PublishOptions {
 export async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>, previous: Manifest | undefined, options: PublishOptions = {}): Promise<PublishResult> {
   const damaged = options.damaged ?? new Set<string>();
   const verified = options.verified ?? new Set<string>();
+  const digests = options.digests ?? new Digests();
   const hashed = new Map<string, { bytes: Buffer; sha256: string }>();
-  for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: sha256(bytes) });
+  for (const [path, bytes] of files) hashed.set(path, { bytes, sha256: digests.of(bytes) });
   const manifest = buildManifest(new Map([...hashed].map(([path, f]) => [path, { sha256: f.sha256, size: f.bytes.length }])));
 
   const limit = pLimit(64);

@@ -15,6 +15,7 @@ import { diffAgainstFolder } from '../diff/read.js';
 import { buildTree, countRecords } from '../index/tree.js';
 import { publishSnapshot, readManifest, readPublished } from '../publish/apply.js';
 import { encodeJson } from '../publish/json.js';
+import { Digests } from '../publish/manifest.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
@@ -143,10 +144,11 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
       if (problem) throw new MirrorError('E_MASS_REMOVAL', problem);
     }
-    const changes = await diffAgainstFolder(options.out, previous, files);
+    const digests = new Digests();
+    const changes = await diffAgainstFolder(options.out, previous, files, digests);
     await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
     if (options.browser) addBrowserFiles(files);
-    const result = await publishSnapshot(options.out, files, previous, { damaged, verified, sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined, log });
+    const result = await publishSnapshot(options.out, files, previous, { damaged, verified, digests, sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined, log });
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
     const summary: SyncResult = {
       status,
