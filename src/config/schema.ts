@@ -16,6 +16,7 @@ export const syncSchema = z.strictObject({
   retryBaseMs: z.int().min(1).default(250),
   retryMaxMs: z.int().min(1).default(30_000),
   maxBodyBytes: z.int().min(1_024).default(256 * 1024 * 1024),
+  maxRecords: z.int().min(1).default(1_000_000),
   massRemoval: z
     .strictObject({
       maxShare: z.number().min(0).max(1).default(0.5),

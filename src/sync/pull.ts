@@ -5,7 +5,7 @@
  * since?" and, on 304, takes the body from the published file (already redacted) instead of the
  * wire.
  */
-import { RequestError } from '../errors.js';
+import { RequestError, ValidationError } from '../errors.js';
 import type { HttpCache } from '../fetch/cache.js';
 import type { Client } from '../fetch/client.js';
 import { planViews, type ViewKey } from '../index/views.js';
@@ -58,6 +58,8 @@ export interface PullOptions {
   readPrevious?: (file: string) => Promise<Buffer | undefined>;
   /** Fields removed or masked in every body before it is kept. */
   redact?: RedactPolicy | undefined;
+  /** A list longer than this fails the sync before any single record is fetched. */
+  maxRecords?: number;
 }
 
 function perResource<T>(make: (resource: ResourceName) => T): Record<ResourceName, T> {
@@ -71,7 +73,7 @@ interface Fetched<T> {
 }
 
 /** Pulls and validates the whole inventory. Throws on the first structural fault. */
-export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined, redact }: PullOptions): Promise<Pulled> {
+export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined, redact, maxRecords = Infinity }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
   const nextCache: HttpCache = new Map();
 
@@ -126,6 +128,10 @@ export async function pull({ client, filters, onPlanned, cache = new Map(), hasP
     }),
   );
 
+  for (const resource of RESOURCE_NAMES) {
+    const count = lists[resource].records.length;
+    if (count > maxRecords) throw new ValidationError(`GET ${listPath(resource)} lists ${count} records, over the limit of ${maxRecords} (sync.maxRecords); raise it if the inventory really is that large`);
+  }
   const byId = perResource<Map<string, RawRecord>>(() => new Map());
   for (const resource of RESOURCE_NAMES) for (const record of lists[resource].records) byId[resource].set(record.id, record);
   const serverIds = new Set(byId.servers.keys());

@@ -131,6 +131,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
         return bytes;
       },
       redact: options.redact,
+      maxRecords: options.settings.maxRecords,
     });
     progress.done();
     const warnings = redactWarnings(pulled.warnings, options.redact);

@@ -104,6 +104,15 @@ describe('absurd bodies', () => {
     expect(await treeState(out)).toEqual(new Map());
   });
 
+  it('an absurd record count fails before any single record is fetched', async () => {
+    const upstream = await useUpstream({ scale: 40 });
+    const out = tempDir();
+    const settings = parseConfig({ sync: { maxRecords: 30 } }, 'test').sync;
+    const before = upstream.requestCount();
+    await expect(syncInto(upstream, out, { settings })).rejects.toThrow('GET /servers.json lists 40 records, over the limit of 30 (sync.maxRecords); raise it if the inventory really is that large');
+    expect(upstream.requestCount() - before).toBe(5);
+  });
+
   it('deeply nested JSON fails cleanly, not with a crash', async () => {
     const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
