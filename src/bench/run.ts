@@ -116,7 +116,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     ratios: {},
     sweep: [],
     scaling: [],
-    notes: ['all times are wall clock of a separate process, start-up included; the service runs in a process of its own'],
+    notes: ['all times are wall clock of a separate process, start-up included; the service runs in a process of its own and gets one untimed warm-up pass'],
     failures: [],
   };
   const upstreams = new Set<UpstreamChild>();
@@ -131,6 +131,14 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   const stopUpstream = async (upstream: UpstreamChild): Promise<void> => {
     upstreams.delete(upstream);
     await upstream.stop();
+  };
+
+  // The service renders and JIT-compiles on first demand: one untimed pass, so no measured run pays for that.
+  const warmUp = async (url: string): Promise<void> => {
+    log('warm-up pass (not timed)');
+    const child = await runChild(process.execPath, [FLOOR, '--base-url', url, '--concurrency', String(args.concurrency)], { env, timeoutMs: left('warm-up') });
+    if (child.timedOut) throw new OutOfTime('warm-up');
+    if (child.code !== 0) throw new Error(`warm-up pass exited with ${child.code}: ${lastError(child.stderr)}`);
   };
 
   const floor = async (url: string, concurrency: number, write: boolean): Promise<FloorResult> => {
@@ -221,6 +229,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     const upstream = await startUpstream(args.scale);
     results.counts = { ...upstream.counts };
     results.records = records(upstream.counts);
+    await warmUp(upstream.url);
 
     results.floorA = await floor(upstream.url, args.concurrency, false);
     results.floorB = await floor(upstream.url, args.concurrency, true);
@@ -259,6 +268,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
           continue;
         }
         const other = await startUpstream(scale);
+        await warmUp(other.url);
         const floorB = await floor(other.url, args.concurrency, true);
         const out = join(tmp, `mirror-${scale}`);
         const syncRun = await sync(other.url, out, `sync into an empty folder at scale ${scale}`);
