@@ -1,4 +1,4 @@
-/** Puts `_meta/changes.json` into a sync's file map: rewritten only when records changed. */
+/** `_meta/changes.json` of a sync: rewritten only when records changed. */
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { CHANGES_FILE } from '../publish/paths.js';
@@ -18,19 +18,16 @@ export interface HistoryInput {
 }
 
 /**
- * Adds the change history to `files` (path → bytes). Unchanged records keep the file's bytes as
- * they are on disk, so an unchanged re-sync rewrites nothing.
+ * The change history's bytes for the new snapshot (undefined: it has none). Without record
+ * changes they are the file's bytes as they are on disk, so an unchanged re-sync rewrites nothing.
  */
-export async function addChangeHistory(out: string, files: Map<string, Buffer>, input: HistoryInput): Promise<void> {
+export async function changeHistory(out: string, input: HistoryInput): Promise<Buffer | undefined> {
   const existing = await fs.readFile(join(out, CHANGES_FILE)).catch(() => undefined);
   const changed = !input.hadSnapshot || hasChanges(input.changes);
-  if (!changed) {
-    if (existing) files.set(CHANGES_FILE, existing);
-    return;
-  }
+  if (!changed) return existing;
   const history = parseHistory(existing);
   if (existing && !history) input.log?.(`warning: ${CHANGES_FILE} was not a change history of ours; starting it afresh`);
   const at = input.at.toISOString();
   const entry = input.hadSnapshot ? changeEntry(at, input.changes) : initialEntry(at, input.records);
-  files.set(CHANGES_FILE, encodeJson(addEntry(history, entry, input.keep)));
+  return encodeJson(addEntry(history, entry, input.keep));
 }

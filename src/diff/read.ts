@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import fs from 'fs-extra';
 import { ConfigError } from '../errors.js';
 import { readManifest } from '../publish/apply.js';
-import { Digests, type Manifest } from '../publish/manifest.js';
+import type { Manifest } from '../publish/manifest.js';
 import { buildChangeSet, classifyPaths, pathsToRead, type ChangeSet } from './engine.js';
 
 const hashesOf = (manifest: Manifest | undefined): Map<string, string> => new Map(Object.entries(manifest?.files ?? {}).map(([path, entry]) => [path, entry.sha256]));
@@ -45,11 +45,20 @@ export async function diffFolders(oldDir: string, newDir: string): Promise<Chang
 
 /**
  * What a sync is about to publish: the previous snapshot of `out` (its manifest, old contents read
- * from disk) against the new file map held in memory.
+ * from disk) against the new one's hashes, reading only the new files that changed.
  */
-export async function diffAgainstFolder(out: string, previous: Manifest | undefined, files: ReadonlyMap<string, Buffer>, digests: Digests = new Digests()): Promise<ChangeSet> {
-  const after = new Map([...files].map(([path, bytes]) => [path, digests.of(bytes)]));
-  const paths = classifyPaths(hashesOf(previous), after);
+export async function diffAgainstSnapshot(out: string, previous: Manifest | undefined, entries: ReadonlyMap<string, { sha256: string }>, readNew: (path: string) => Promise<Buffer | undefined>): Promise<ChangeSet> {
+  const paths = classifyPaths(hashesOf(previous), new Map([...entries].map(([path, entry]) => [path, entry.sha256])));
   const toRead = pathsToRead(paths);
-  return buildChangeSet(paths, await readFiles(out, toRead.before), files);
+  const after = new Map<string, Buffer>();
+  const limit = pLimit(32);
+  await Promise.all(
+    toRead.after.map((path) =>
+      limit(async () => {
+        const bytes = await readNew(path);
+        if (bytes) after.set(path, bytes);
+      }),
+    ),
+  );
+  return buildChangeSet(paths, await readFiles(out, toRead.before), after);
 }

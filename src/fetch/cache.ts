@@ -1,8 +1,8 @@
 /**
  * The validators (ETag, Last-Modified) of every response behind the snapshot, so the next sync can
- * ask "changed since?" and reuse the published file on 304. Each entry also keeps the field
- * warnings that body raised, so a 304 reports them again rather than going quiet. A cache, not
- * snapshot data: outside the manifest and git-ignored.
+ * ask "changed since?" and keep the published file on 304. Each entry also keeps the warnings
+ * that body raised, so a 304 reports them again rather than going quiet. A cache, not snapshot
+ * data: outside the manifest and git-ignored.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -14,7 +14,12 @@ const warningSchema = z.strictObject({ resource: z.string(), id: z.string(), fie
 const entrySchema = z.strictObject({
   etag: z.string().optional(),
   lastModified: z.string().optional(),
+  /** Warnings about the body itself. */
   warnings: z.array(warningSchema).optional(),
+  /** Warnings from checking it against other records (its list item, its list). */
+  checks: z.array(warningSchema).optional(),
+  /** Digest of the list item a single record was checked against. */
+  item: z.string().optional(),
 });
 
 const cacheSchema = z.strictObject({ format: z.literal(1), responses: z.record(z.string(), entrySchema) });

@@ -1,13 +1,15 @@
 /**
  * Applying a snapshot so that a crash at any moment leaves a folder that the next run recovers:
- * changed files are first written under `.inventory-mirror/staging/`, then a journal naming every
- * pending rename and removal is renamed into place (the commit point), then applied. A run that
- * finds a journal rolls it forward; staged files without a journal are discarded.
+ * changed files are first written under `.inventory-mirror/staging/` (by writer.ts), then a
+ * journal naming every pending rename and removal is renamed into place (the commit point), then
+ * applied. A run that finds a journal rolls it forward; staged files without a journal are
+ * discarded.
  *
  * No fsync per file: a killed process loses nothing the kernel already holds, so kill -9 at any
  * point is safe. On power loss the kernel may drop recent writes; recovery then finds staged files
  * whose hash does not match the journal, removes them from the folder, and the next sync, which
- * checks that every unchanged file still exists with its size, writes them again.
+ * checks that every unchanged file still exists with its size, writes them again. (Folders moved
+ * whole carry no hashes; `verify` names what power loss damaged in them.)
  */
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
@@ -17,9 +19,12 @@ import { sha256 } from './manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 
 export interface Journal {
-  format: 1;
-  /** Staged file name → path in the folder, with the hash the staged file must have. */
-  puts: { staged: string; path: string; sha256: string }[];
+  format: 2;
+  /**
+   * Staged path (relative to the staging folder) → path in the folder. A file carries the hash it
+   * must have; a folder (new to the snapshot, moved as a whole) carries none.
+   */
+  puts: { staged: string; path: string; sha256?: string }[];
   removes: string[];
 }
 
@@ -27,29 +32,10 @@ const JOURNAL = 'journal.json';
 const STAGING = 'staging';
 const IO_CONCURRENCY = 32;
 
+export type JournalPut = Journal['puts'][number];
+
 export const stagingDir = (dir: string): string => join(dir, WORK_DIR, STAGING);
 export const journalPath = (dir: string): string => join(dir, WORK_DIR, JOURNAL);
-
-/** Writes `files` to the staging area (fresh), returning the journal that would place them. */
-export async function stage(dir: string, files: ReadonlyMap<string, { bytes: Buffer; sha256: string }>, removes: string[]): Promise<Journal> {
-  const staging = stagingDir(dir);
-  await fs.rm(staging, { recursive: true, force: true });
-  await fs.mkdir(staging, { recursive: true });
-  const limit = pLimit(IO_CONCURRENCY);
-  const puts: Journal['puts'] = [];
-  let n = 0;
-  const writes: Promise<void>[] = [];
-  for (const [path, file] of files) {
-    const staged = String(n++);
-    puts.push({ staged, path, sha256: file.sha256 });
-    writes.push(limit(() => fs.writeFile(join(staging, staged), file.bytes)));
-  }
-  await Promise.all(writes);
-  // The manifest goes last (then its signature), so a reader that sees the new manifest sees
-  // every file it names.
-  puts.sort((a, b) => finalRank(a.path) - finalRank(b.path));
-  return { format: 1, puts, removes };
-}
 
 /** Files placed after everything else, in this order: the manifest, then its signature. */
 function finalRank(path: string): number {
@@ -80,21 +66,24 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
   const dropped: string[] = [];
   const limit = pLimit(IO_CONCURRENCY);
   const last = journal.puts.filter((p) => finalRank(p.path) > 0);
-  const place = async (put: Journal['puts'][number]): Promise<void> => {
+  const place = async (put: JournalPut): Promise<void> => {
     const from = join(staging, put.staged);
     const to = join(dir, put.path);
-    if (!(await fs.pathExists(from))) {
-      // Renamed before the crash: the target holds it, unless the disk lost it.
-      const bytes = await fs.readFile(to).catch(() => undefined);
-      if (!bytes || sha256(bytes) !== put.sha256) dropped.push(put.path);
-      return;
+    if (checkStaged && put.sha256 !== undefined) {
+      const staged = await fs.readFile(from).catch(() => undefined);
+      if (staged && sha256(staged) !== put.sha256) {
+        dropped.push(put.path);
+        return;
+      }
     }
-    if (checkStaged && sha256(await fs.readFile(from)) !== put.sha256) {
-      dropped.push(put.path);
-      return;
+    try {
+      await ensureDir(to);
+      await fs.rename(from, to);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Renamed before a crash: the target holds it, unless the disk lost it.
+      if (!(await placed(put, to))) dropped.push(put.path);
     }
-    await ensureDir(to);
-    await fs.rename(from, to);
   };
   await Promise.all(journal.puts.filter((p) => finalRank(p.path) === 0).map((put) => limit(() => place(put))));
   await Promise.all(journal.removes.map((path) => limit(() => fs.rm(join(dir, path), { force: true }))));
@@ -104,6 +93,13 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
   await fs.rm(journalPath(dir), { force: true });
   await fs.rm(staging, { recursive: true, force: true });
   return dropped;
+}
+
+/** Whether a put whose staged file is gone is in place. */
+async function placed(put: JournalPut, to: string): Promise<boolean> {
+  if (put.sha256 === undefined) return fs.pathExists(to);
+  const bytes = await fs.readFile(to).catch(() => undefined);
+  return bytes !== undefined && sha256(bytes) === put.sha256;
 }
 
 /** Removes the folders that removals left empty (`servers/_filter/by_arch/` after its last value went). */
@@ -144,11 +140,11 @@ export async function recover(dir: string): Promise<string | undefined> {
   let journal: Journal;
   try {
     journal = JSON.parse(text) as Journal;
-    if (journal.format !== 1 || !Array.isArray(journal.puts) || !Array.isArray(journal.removes)) throw new Error('unknown format');
+    if (journal.format !== 2 || !Array.isArray(journal.puts) || !Array.isArray(journal.removes)) throw new Error('unknown format');
   } catch (error) {
     throw new OutputError('E_JOURNAL', `${path} is damaged (${(error as Error).message}); run \`inventory-mirror sync\` after deleting it, then \`verify\``);
   }
   const dropped = await rollForward(dir, journal, true);
   const tail = dropped.length ? `; ${dropped.length} staged file(s) were lost (${dropped.slice(0, 3).join(', ')}), the next sync writes them again` : '';
-  return `finished a publish into ${dir} that was interrupted after its commit point (${journal.puts.length} files placed, ${journal.removes.length} removed)${tail}`;
+  return `finished a publish into ${dir} that was interrupted after its commit point (${journal.puts.length} files and folders placed, ${journal.removes.length} removed)${tail}`;
 }

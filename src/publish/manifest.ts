@@ -19,24 +19,6 @@ export function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/**
- * sha256 of a sync's file buffers, computed once however many stages ask (the change set and the
- * manifest both need every file's). Keyed by the buffer itself: published buffers are never
- * mutated, and a buffer replaced under the same path is hashed anew.
- */
-export class Digests {
-  readonly #known = new WeakMap<Buffer, string>();
-
-  of(bytes: Buffer): string {
-    let digest = this.#known.get(bytes);
-    if (digest === undefined) {
-      digest = sha256(bytes);
-      this.#known.set(bytes, digest);
-    }
-    return digest;
-  }
-}
-
 /** The manifest of a set of files (paths relative to the folder, `/`-separated). */
 export function buildManifest(files: ReadonlyMap<string, { sha256: string; size: number }>): Manifest {
   const sorted = [...files.keys()].sort();

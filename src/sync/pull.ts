@@ -1,43 +1,42 @@
 /**
  * The pull stage: every list, then every single record and filtered view, each validated as it
- * arrives, redacted by the policy, and kept as the bytes it will be published as, so parsed
- * records do not pile up in memory. With the previous snapshot's validators it asks "changed
- * since?" and, on 304, takes the body from the published file (already redacted) instead of the
- * wire.
+ * arrives, redacted by the policy, and handed to the snapshot writer, which stages it at once; so
+ * bodies do not pile up in memory and file writes overlap the wait for the service.
+ *
+ * With the previous snapshot's validators it asks "changed since?". On a 304 the published file
+ * is kept without being read when nothing its checks depend on changed (its list item, for a
+ * record; its list, for a view), and the warnings it raised are replayed from the cache;
+ * otherwise the published file is read and checked again.
  */
+import { createHash } from 'node:crypto';
 import { RequestError, ValidationError } from '../errors.js';
-import type { HttpCache } from '../fetch/cache.js';
-import type { Client } from '../fetch/client.js';
+import type { CacheEntry, HttpCache } from '../fetch/cache.js';
+import type { Client, Validators } from '../fetch/client.js';
 import { planViews, type ViewKey } from '../index/views.js';
 import type { FilterSettings } from '../config/schema.js';
 import { encodeJson } from '../publish/json.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
+import type { RedactPolicy } from '../redact/policy.js';
+import { redactBody, redactRecord, redactWarnings } from '../redact/redact.js';
 import { filterPath, listPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { appserverServerWarnings, databaseServerWarnings, listSingleWarnings } from '../validate/crosscheck.js';
 import { fieldWarnings } from '../validate/fields.js';
 import { listRecords, singleRecord } from '../validate/structure.js';
 import type { Warning } from '../validate/warnings.js';
-import type { RedactPolicy } from '../redact/policy.js';
-import { redactBody, redactRecord, redactWarnings } from '../redact/redact.js';
 
-export interface ListBody {
-  /** The parsed body; its records array is `body[resource]`. */
-  body: Record<string, unknown>;
-  records: RawRecord[];
-}
-
-export interface PulledView extends ViewKey {
-  /** Published bytes of the view. */
-  bytes: Buffer;
+/** Where pulled files go: the snapshot writer (src/publish/writer.ts). */
+export interface SnapshotSink {
+  put(path: string, bytes: Buffer, owner: string): Promise<void>;
+  /** Keeps the published file (a 304); false when it cannot, and the body must be fetched. */
+  keep(path: string, owner: string): Promise<boolean>;
+  /** The published file's bytes, or undefined when it no longer matches its manifest. */
+  read(path: string): Promise<Buffer | undefined>;
 }
 
 export interface Pulled {
-  /** Published bytes of each list. */
-  lists: Record<ResourceName, Buffer>;
-  /** Published bytes of each single record, by resource and id. */
-  singles: Record<ResourceName, Map<string, Buffer>>;
-  views: PulledView[];
+  /** The filtered views of the snapshot. */
+  views: ViewKey[];
   /** Records listed but answering 404 as single records: left out of the snapshot. */
   gone: Record<ResourceName, string[]>;
   warnings: Warning[];
@@ -47,153 +46,193 @@ export interface Pulled {
 
 export interface PullOptions {
   client: Client;
+  sink: SnapshotSink;
   filters: FilterSettings;
   /** Told the number of requests planned so far, for progress. */
   onPlanned?: (total: number) => void;
-  /** Validators and warnings of the previous snapshot's responses. */
+  /** Validators and warnings of the previous snapshot's responses; only for files it holds. */
   cache?: HttpCache;
-  /** Whether the previous snapshot has this file (then a conditional request is worth making). */
-  hasPrevious?: (file: string) => boolean;
-  /** A file of the previous snapshot (to answer a 304), or undefined when it is gone or altered. */
-  readPrevious?: (file: string) => Promise<Buffer | undefined>;
   /** Fields removed or masked in every body before it is kept. */
   redact?: RedactPolicy | undefined;
   /** A list longer than this fails the sync before any single record is fetched. */
   maxRecords?: number;
 }
 
+interface ListBody {
+  /** The parsed body; its records array is `body[resource]`. */
+  body: Record<string, unknown>;
+  records: RawRecord[];
+}
+
+type Fetched<T> = { status: 200; value: T; validators: Validators } | { status: 304; entry: CacheEntry } | { status: 404 };
+
 function perResource<T>(make: (resource: ResourceName) => T): Record<ResourceName, T> {
   return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make(r)])) as Record<ResourceName, T>;
 }
 
-interface Fetched<T> {
-  value: T;
-  /** The published file's bytes when the service answered 304. */
-  stored: Buffer | undefined;
+/** A short digest of a list item as published, to tell whether its single record's checks still hold. */
+function itemDigest(resource: ResourceName, item: RawRecord, redact: RedactPolicy | undefined): string {
+  return createHash('md5').update(JSON.stringify(redactRecord(resource, item, redact))).digest('base64');
 }
 
-/** Pulls and validates the whole inventory. Throws on the first structural fault. */
-export async function pull({ client, filters, onPlanned, cache = new Map(), hasPrevious = () => false, readPrevious = async () => undefined, redact, maxRecords = Infinity }: PullOptions): Promise<Pulled> {
+/** Pulls and validates the whole inventory into `sink`. Throws on the first structural fault. */
+export async function pull({ client, sink, filters, onPlanned, cache = new Map(), redact, maxRecords = Infinity }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
   const nextCache: HttpCache = new Map();
 
+  /** GET, conditional when the cache has validators for the path. */
+  const get = async <T>(path: string, check: (body: unknown) => T, conditional = true): Promise<Fetched<T>> => {
+    const entry = conditional ? cache.get(path) : undefined;
+    const result = await client.get(path, check, entry && (entry.etag || entry.lastModified) ? entry : undefined);
+    return result.status === 304 ? { status: 304, entry: entry! } : result;
+  };
   /**
-   * GET with validators when the previous snapshot has the file; field warnings are computed on
-   * a fresh body and replayed from the cache on a 304. Undefined on 404.
+   * Reports a path's warnings (as the policy lets them be shown) and remembers them with the
+   * validators, so a 304 next time replays them: `own` are the body's own, `checks` those
+   * against other records, which a changed list makes stale.
    */
-  const fetchJson = async <T>(path: string, file: string, check: (body: unknown) => T, fieldCheck: (value: T) => Warning[]): Promise<Fetched<T> | undefined> => {
-    const entry = cache.get(path);
-    // Ask "changed since?" only for bodies the previous snapshot holds; read the file only on 304.
-    const conditional = entry && (entry.etag || entry.lastModified) && hasPrevious(file) ? entry : undefined;
-    const result = await client.get(path, check, conditional);
-    if (result.status === 404) return undefined;
-    if (result.status === 304) {
-      const stored = await readPrevious(file);
-      let value: T | undefined;
-      try {
-        value = stored ? check(JSON.parse(stored.toString('utf8'))) : undefined;
-      } catch {
-        value = undefined;
-      }
-      if (stored && value !== undefined) {
-        nextCache.set(path, entry!);
-        warnings.push(...(entry!.warnings ?? []));
-        return { value, stored };
-      }
-      // The published file is gone or altered: fetch the body outright.
-      cache.delete(path);
-      return fetchJson(path, file, check, fieldCheck);
+  const remember = (path: string, validators: Validators, found: { own?: Warning[]; checks?: Warning[]; item?: string | undefined }): void => {
+    const own = redactWarnings(found.own ?? [], redact);
+    const checks = redactWarnings(found.checks ?? [], redact);
+    warnings.push(...own, ...checks);
+    if (!validators.etag && !validators.lastModified) return;
+    nextCache.set(path, {
+      ...(validators.etag ? { etag: validators.etag } : {}),
+      ...(validators.lastModified ? { lastModified: validators.lastModified } : {}),
+      ...(own.length ? { warnings: own } : {}),
+      ...(checks.length ? { checks } : {}),
+      ...(found.item ? { item: found.item } : {}),
+    });
+  };
+  /** The published file behind a 304, parsed; undefined when it is gone or altered. */
+  const stored = async <T>(file: string, check: (body: unknown) => T): Promise<T | undefined> => {
+    const bytes = await sink.read(file);
+    try {
+      return bytes ? check(JSON.parse(bytes.toString('utf8'))) : undefined;
+    } catch {
+      return undefined;
     }
-    // Cached (and so replayed) only as the policy lets them be shown.
-    const found = redactWarnings(fieldCheck(result.value), redact);
-    warnings.push(...found);
-    const { etag, lastModified } = result.validators;
-    if (etag || lastModified) nextCache.set(path, { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}), ...(found.length ? { warnings: found } : {}) });
-    return { value: result.value, stored: undefined };
   };
 
-  const fetchList = async (resource: ResourceName, path: string, file: string, checkFields: boolean): Promise<ListBody & { bytes: Buffer }> => {
+  /** A list (or view) body, fetched, or read behind a 304 (then `entry` is set). */
+  const fetchList = async (resource: ResourceName, path: string, file: string): Promise<ListBody & { validators: Validators; entry?: CacheEntry }> => {
     const check = (body: unknown): ListBody => ({ body: body as Record<string, unknown>, records: listRecords(body, resource, path) });
-    const fieldCheck = (list: ListBody): Warning[] => (checkFields ? list.records.flatMap((record) => fieldWarnings(resource, 'list', record)) : []);
-    const fetched = await fetchJson(path, file, check, fieldCheck);
-    if (!fetched) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 404; is the base URL right?`, { status: 404 });
-    return { ...fetched.value, bytes: fetched.stored ?? encodeJson(redactBody(resource, fetched.value.body, redact)) };
+    let result = await get(path, check);
+    if (result.status === 304) {
+      const value = await stored(file, check);
+      if (value) return { ...value, validators: result.entry, entry: result.entry };
+      result = await get(path, check, false);
+    }
+    if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered ${result.status}; is the base URL right?`, { status: result.status });
+    return { ...result.value, validators: result.validators };
   };
 
   onPlanned?.(RESOURCE_NAMES.length);
-  const lists = perResource<ListBody & { bytes: Buffer }>(() => ({ body: {}, records: [], bytes: Buffer.alloc(0) }));
+  const lists = perResource<ListBody & { changed: boolean }>(() => ({ body: {}, records: [], changed: true }));
   await Promise.all(
     RESOURCE_NAMES.map(async (resource) => {
-      lists[resource] = await fetchList(resource, listPath(resource), listFile(resource), true);
+      const path = listPath(resource);
+      const list = await fetchList(resource, path, listFile(resource));
+      if (list.entry) remember(path, list.entry, { own: list.entry.warnings });
+      else remember(path, list.validators, { own: list.records.flatMap((record) => fieldWarnings(resource, 'list', record)) });
+      lists[resource] = { ...list, changed: !list.entry };
     }),
   );
-
   for (const resource of RESOURCE_NAMES) {
     const count = lists[resource].records.length;
     if (count > maxRecords) throw new ValidationError(`GET ${listPath(resource)} lists ${count} records, over the limit of ${maxRecords} (sync.maxRecords); raise it if the inventory really is that large`);
   }
+
   const byId = perResource<Map<string, RawRecord>>(() => new Map());
   for (const resource of RESOURCE_NAMES) for (const record of lists[resource].records) byId[resource].set(record.id, record);
   const serverIds = new Set(byId.servers.keys());
-  const viewKeys = planViews(perResourceRecords(lists), filters);
+  const viewKeys = planViews(perResource((r) => lists[r].records), filters);
   onPlanned?.(RESOURCE_NAMES.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].records.length, 0) + viewKeys.length);
 
-  const singles = perResource<Map<string, Buffer>>(() => new Map());
+  /** The checks of a single record against its list item, on the forms as published. */
+  const crossChecks = (resource: ResourceName, item: RawRecord, record: RawRecord): Warning[] => {
+    const published = redactRecord(resource, record, redact) as RawRecord;
+    const found = listSingleWarnings(resource, redactRecord(resource, item, redact) as RawRecord, published);
+    if (resource === 'databases') found.push(...databaseServerWarnings(published));
+    return found;
+  };
+
   const gone = perResource<string[]>(() => []);
   const singleJobs = RESOURCE_NAMES.flatMap((resource) =>
     lists[resource].records.map(async (item) => {
       const path = singlePath(resource, item.id);
+      const file = recordFile(resource, item.id);
+      const owner = `${resource} id ${JSON.stringify(item.id)}`;
       const check = (body: unknown) => ({ body, record: singleRecord(body, RESOURCES[resource].singular, item.id, path) });
-      const fetched = await fetchJson(path, recordFile(resource, item.id), check, ({ record }) => fieldWarnings(resource, 'single', record));
-      if (!fetched) {
+      // The appserver's server is checked on its list item (which must agree with the single
+      // view, else that is reported), so it holds without reading the record.
+      if (resource === 'appservers') warnings.push(...redactWarnings(appserverServerWarnings(item, serverIds), redact));
+      const digest = lists[resource].changed ? itemDigest(resource, item, redact) : undefined;
+      let result = await get(path, check);
+      if (result.status === 304) {
+        const { entry } = result;
+        // Unchanged record, unchanged list item: every check still holds, no need to read it.
+        if ((digest === undefined || entry.item === digest) && (await sink.keep(file, owner))) {
+          remember(path, entry, { own: entry.warnings, checks: entry.checks, item: entry.item });
+          return;
+        }
+        // Unchanged record, changed list item: check it again against the published file.
+        const value = await stored(file, check);
+        if (value && (await sink.keep(file, owner))) {
+          remember(path, entry, { own: entry.warnings, checks: crossChecks(resource, item, value.record), item: digest ?? entry.item });
+          return;
+        }
+        result = await get(path, check, false);
+      }
+      if (result.status === 404) {
         gone[resource].push(item.id);
         return;
       }
-      const { record, body } = fetched.value;
-      // Either side may come from a published (redacted) file: compare them as published.
-      const published = redactRecord(resource, record, redact) as RawRecord;
-      warnings.push(...redactWarnings(listSingleWarnings(resource, redactRecord(resource, item, redact) as RawRecord, published), redact));
-      if (resource === 'databases') warnings.push(...databaseServerWarnings(published));
-      if (resource === 'appservers') warnings.push(...appserverServerWarnings(published, serverIds));
-      singles[resource].set(item.id, fetched.stored ?? encodeJson(redactBody(resource, body, redact)));
+      if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 304 to a request that was not conditional`, { status: 304 });
+      const { body, record } = result.value;
+      remember(path, result.validators, { own: fieldWarnings(resource, 'single', record), checks: crossChecks(resource, item, record), item: digest ?? itemDigest(resource, item, redact) });
+      await sink.put(file, encodeJson(redactBody(resource, body, redact)), owner);
     }),
   );
-  const viewJobs = viewKeys.map(async (key): Promise<PulledView> => {
+
+  const viewJobs = viewKeys.map(async (key): Promise<void> => {
     const path = filterPath(key.resource, key.param, key.value);
-    // A view's records are records of the list, already judged there; only membership is new.
-    const view = await fetchList(key.resource, path, filterFile(key.resource, key.param, key.value), false);
-    for (const record of view.records) {
-      if (!byId[key.resource].has(record.id)) {
-        warnings.push({ resource: key.resource, id: record.id, field: '', message: `is in the filtered view ?${key.param}=${key.value} but not in the ${key.resource} list` });
-      }
+    const file = filterFile(key.resource, key.param, key.value);
+    const owner = `the view ${key.resource}?${key.param}=${JSON.stringify(key.value)}`;
+    const view = await fetchList(key.resource, path, file);
+    // A view's records are records of the list, judged there; only membership is new, and it
+    // still holds when neither the view nor its list changed.
+    if (view.entry && !lists[key.resource].changed && (await sink.keep(file, owner))) {
+      remember(path, view.entry, { checks: view.entry.checks });
+      return;
     }
-    return { ...key, bytes: view.bytes };
+    const checks = view.records
+      .filter((record) => !byId[key.resource].has(record.id))
+      .map((record) => ({ resource: key.resource, id: record.id, field: '', message: `is in the filtered view ?${key.param}=${key.value} but not in the ${key.resource} list` }));
+    remember(path, view.validators, { checks });
+    if (!view.entry || !(await sink.keep(file, owner))) await sink.put(file, encodeJson(redactBody(key.resource, view.body, redact)), owner);
   });
-  const [, views] = await Promise.all([Promise.all(singleJobs), Promise.all(viewJobs)]);
+  await Promise.all([...singleJobs, ...viewJobs]);
 
   for (const resource of RESOURCE_NAMES) {
-    if (gone[resource].length === 0) continue;
+    const left = new Set(gone[resource]);
     for (const id of gone[resource]) warnings.push({ resource, id, field: '', message: 'is listed but its single record answered 404 (deleted during the sync?); left out of this snapshot' });
+    const list = lists[resource];
+    const body = left.size ? { ...list.body, [resource]: list.records.filter((r) => !left.has(r.id)) } : list.body;
+    await sink.put(listFile(resource), encodeJson(redactBody(resource, body, redact)), `the ${resource} list`);
+    if (left.size === 0) continue;
     // The published list and views lack these records, so they are not the service's bodies:
     // no validators for them, and the next sync fetches them whole.
-    const left = new Set(gone[resource]);
-    lists[resource].bytes = withoutRecords(lists[resource].bytes, resource, left);
     nextCache.delete(listPath(resource));
-    for (const view of views) {
-      if (view.resource !== resource) continue;
-      view.bytes = withoutRecords(view.bytes, resource, left);
-      nextCache.delete(filterPath(resource, view.param, view.value));
+    for (const key of viewKeys) {
+      if (key.resource !== resource) continue;
+      const file = filterFile(resource, key.param, key.value);
+      const bytes = await sink.read(file);
+      if (!bytes) continue;
+      const view = JSON.parse(bytes.toString('utf8')) as Record<string, RawRecord[]>;
+      await sink.put(file, encodeJson({ ...view, [resource]: view[resource]!.filter((r) => !left.has(r.id)) }), `the view ${resource}?${key.param}=${JSON.stringify(key.value)}`);
+      nextCache.delete(filterPath(resource, key.param, key.value));
     }
   }
-  return { lists: perResource((r) => lists[r].bytes), singles, views, gone, warnings, cache: nextCache };
-}
-
-/** A published list body without the given records (rare: records deleted during the sync). */
-function withoutRecords(bytes: Buffer, resource: ResourceName, ids: ReadonlySet<string>): Buffer {
-  const body = JSON.parse(bytes.toString('utf8')) as Record<string, RawRecord[]>;
-  return encodeJson({ ...body, [resource]: body[resource]!.filter((r) => !ids.has(r.id)) });
-}
-
-function perResourceRecords(lists: Record<ResourceName, ListBody>): Record<ResourceName, RawRecord[]> {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, lists[r].records])) as Record<ResourceName, RawRecord[]>;
+  return { views: viewKeys, gone, warnings, cache: nextCache };
 }

@@ -5,29 +5,28 @@
  */
 import { join } from 'node:path';
 import fs from 'fs-extra';
+import { browserFiles } from '../browser/index.js';
 import type { FilterSettings, SyncSettings } from '../config/schema.js';
+import { countChanges, type ChangeSet } from '../diff/engine.js';
+import { changeHistory } from '../diff/history-file.js';
+import { diffAgainstSnapshot } from '../diff/read.js';
 import { MirrorError, ValidationError } from '../errors.js';
 import { readHttpCache, writeHttpCache } from '../fetch/cache.js';
 import { Client } from '../fetch/client.js';
-import { countChanges, type ChangeSet } from '../diff/engine.js';
-import { addChangeHistory } from '../diff/history-file.js';
-import { diffAgainstFolder } from '../diff/read.js';
-import { buildTree, countRecords } from '../index/tree.js';
-import { publishSnapshot, readManifest, readPublished } from '../publish/apply.js';
-import { encodeJson } from '../publish/json.js';
-import { Digests } from '../publish/manifest.js';
+import { countRecords, indexFiles } from '../index/tree.js';
+import { readManifest } from '../publish/apply.js';
 import { recover } from '../publish/journal.js';
+import { encodeJson } from '../publish/json.js';
 import { acquireLock } from '../publish/lock.js';
-import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { CHANGES_FILE, LAST_SYNC_FILE } from '../publish/paths.js';
+import { SnapshotWriter, type PublishResult } from '../publish/writer.js';
+import type { RedactPolicy } from '../redact/policy.js';
+import type { LoadedKey } from '../sign/keys.js';
+import { signManifest } from '../sign/signature.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { formatWarning, type Warning } from '../validate/warnings.js';
 import { silentProgress, type Progress } from './progress.js';
-import { pull } from './pull.js';
-import type { LoadedKey } from '../sign/keys.js';
-import { signManifest } from '../sign/signature.js';
-import type { RedactPolicy } from '../redact/policy.js';
-import { redactWarnings } from '../redact/redact.js';
-import { addBrowserFiles } from '../browser/index.js';
+import { pull, type Pulled } from './pull.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -114,44 +113,44 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     const recovered = await recover(options.out);
     if (recovered) log(recovered);
     const previous = await readManifest(options.out);
+    let summary: { pulled: Pulled; records: Record<ResourceName, number>; changes: ChangeSet; result: PublishResult };
 
-    // Published files read to answer 304s: the ones that matched the manifest need no second
-    // look at publish time, the ones that did not are rewritten.
-    const damaged = new Set<string>();
-    const verified = new Set<string>();
-    const pulled = await pull({
-      client,
-      filters: options.filters,
-      onPlanned: (n) => progress.planned(n),
-      cache: previous ? await readHttpCache(options.out) : new Map(),
-      hasPrevious: (file) => previous?.files[file] !== undefined,
-      readPrevious: async (file) => {
-        const bytes = await readPublished(options.out, previous, file);
-        (bytes ? verified : damaged).add(file);
-        return bytes;
-      },
-      redact: options.redact,
-      maxRecords: options.settings.maxRecords,
-    });
-    progress.done();
-    const warnings = redactWarnings(pulled.warnings, options.redact);
-    if (options.settings.strict && warnings.length > 0) {
-      throw new ValidationError(`${warnings.length} warning${warnings.length === 1 ? '' : 's'} with --strict set; nothing was published. First: ${formatWarning(warnings[0]!)}`);
+    const writer = await SnapshotWriter.open(options.out, previous);
+    try {
+      const pulled = await pull({
+        client,
+        sink: writer,
+        filters: options.filters,
+        onPlanned: (n) => progress.planned(n),
+        cache: previous ? await readHttpCache(options.out) : new Map(),
+        redact: options.redact,
+        maxRecords: options.settings.maxRecords,
+      });
+      progress.done();
+      const { warnings } = pulled;
+      if (options.settings.strict && warnings.length > 0) {
+        throw new ValidationError(`${warnings.length} warning${warnings.length === 1 ? '' : 's'} with --strict set; nothing was published. First: ${formatWarning(warnings[0]!)}`);
+      }
+      if (options.signal?.aborted) throw new MirrorError('E_ABORTED', 'the sync was stopped before publishing; the folder keeps its previous snapshot');
+      for (const [path, bytes] of indexFiles(pulled.views, options.redact)) await writer.put(path, bytes, path);
+      const records = countRecords(writer.entries.keys());
+      if (previous && !options.allowMassRemoval) {
+        const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
+        if (problem) throw new MirrorError('E_MASS_REMOVAL', problem);
+      }
+      const changes = await diffAgainstSnapshot(options.out, previous, writer.entries, (path) => writer.read(path));
+      const history = await changeHistory(options.out, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
+      if (history) await writer.put(CHANGES_FILE, history, CHANGES_FILE);
+      if (options.browser) for (const [path, bytes] of browserFiles(await readAll(writer))) await writer.put(path, bytes, path);
+      const result = await writer.commit({ sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined, log });
+      summary = { pulled, records, changes, result };
+    } catch (error) {
+      await writer.discard();
+      throw error;
     }
-    if (options.signal?.aborted) throw new MirrorError('E_ABORTED', 'the sync was stopped before publishing; the folder keeps its previous snapshot');
-    const files = buildTree(pulled, options.redact);
-    const records = countRecords(files.keys());
-    if (previous && !options.allowMassRemoval) {
-      const problem = massRemovalProblem(countRecords(Object.keys(previous.files)), records, options.settings.massRemoval);
-      if (problem) throw new MirrorError('E_MASS_REMOVAL', problem);
-    }
-    const digests = new Digests();
-    const changes = await diffAgainstFolder(options.out, previous, files, digests);
-    await addChangeHistory(options.out, files, { hadSnapshot: previous !== undefined, changes, records, keep: options.changesKeep ?? 50, at: new Date(), log });
-    if (options.browser) addBrowserFiles(files);
-    const result = await publishSnapshot(options.out, files, previous, { damaged, verified, digests, sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined, log });
+    const { pulled, records, changes, result } = summary;
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
-    const summary: SyncResult = {
+    const outcome: SyncResult = {
       status,
       records,
       views: pulled.views.length,
@@ -159,7 +158,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       retries: client.stats.retries,
       notModified: client.stats.notModified,
       bytesReceived: client.stats.bytes,
-      warnings,
+      warnings: pulled.warnings,
       written: result.written,
       removed: result.removed,
       unchanged: result.unchanged,
@@ -168,8 +167,8 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       initial: previous === undefined,
     };
     await writeHttpCache(options.out, pulled.cache);
-    await writeLastSync(options, summary, started);
-    return summary;
+    await writeLastSync(options, outcome, started);
+    return outcome;
   } catch (error) {
     progress.done();
     if (!existed) await fs.rm(options.out, { recursive: true, force: true });
@@ -178,6 +177,16 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     await client.close();
     await lock.release();
   }
+}
+
+/** Every file of the new snapshot, for the offline page, which shows every record. */
+async function readAll(writer: SnapshotWriter): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  for (const path of writer.entries.keys()) {
+    const bytes = await writer.read(path);
+    if (bytes) files.set(path, bytes);
+  }
+  return files;
 }
 
 /** Run metadata that changes every run; outside the manifest and git-ignored by the tree. */

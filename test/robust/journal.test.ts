@@ -6,8 +6,8 @@ import { existsSync, renameSync, mkdirSync, writeFileSync, readFileSync, truncat
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { publishSnapshot, readManifest } from '../../src/publish/apply.js';
-import { commit, journalPath, recover, stage, stagingDir } from '../../src/publish/journal.js';
-import { buildManifest, encodeManifest, sha256 } from '../../src/publish/manifest.js';
+import { commit, journalPath, recover, stagingDir, type Journal } from '../../src/publish/journal.js';
+import { SnapshotWriter } from '../../src/publish/writer.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/publish/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -24,15 +24,12 @@ const newFiles = new Map([
   ['e/f/g.json', Buffer.from('{"g":1}\n')],
 ]);
 
-/** Stages and commits the new snapshot over the old one, without applying it. */
-async function committedOverOld(dir: string) {
+/** Publishes the old snapshot, then stages the new one over it and returns its journal, unapplied. */
+async function stagedOverOld(dir: string, files: ReadonlyMap<string, Buffer> = newFiles): Promise<Journal> {
   await publishSnapshot(dir, oldFiles, undefined);
-  const previous = await readManifest(dir);
-  const manifest = encodeManifest(buildManifest(new Map([...newFiles].map(([p, b]) => [p, { sha256: sha256(b), size: b.length }]))));
-  const changed = new Map<string, { bytes: Buffer; sha256: string }>([...newFiles].filter(([p, b]) => previous!.files[p]?.sha256 !== sha256(b)).map(([p, b]) => [p, { bytes: b, sha256: sha256(b) }]));
-  changed.set(MANIFEST_FILE, { bytes: manifest, sha256: sha256(manifest) });
-  const journal = await stage(dir, changed, ['gone/c.json']);
-  return journal;
+  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
+  for (const [path, bytes] of files) await writer.put(path, bytes, path);
+  return (await writer.prepare()).journal!;
 }
 
 function readAll(dir: string, files: Map<string, Buffer>): boolean {
@@ -42,7 +39,7 @@ function readAll(dir: string, files: Map<string, Buffer>): boolean {
 describe('journal recovery', () => {
   it('discards a publish stopped before its commit point: the old snapshot stays', async () => {
     const dir = tempDir();
-    await committedOverOld(dir);
+    await stagedOverOld(dir);
     expect(await recover(dir)).toMatch(/discarded/);
     expect(readAll(dir, oldFiles)).toBe(true);
     expect(existsSync(stagingDir(dir))).toBe(false);
@@ -52,7 +49,7 @@ describe('journal recovery', () => {
   for (let applied = 0; applied <= 4; applied++) {
     it(`finishes a publish stopped after its commit point with ${applied} rename(s) done`, async () => {
       const dir = tempDir();
-      const journal = await committedOverOld(dir);
+      const journal = await stagedOverOld(dir);
       await commit(dir, journal);
       for (const put of journal.puts.slice(0, applied)) {
         mkdirSync(dirname(join(dir, put.path)), { recursive: true });
@@ -70,25 +67,40 @@ describe('journal recovery', () => {
   it('places the manifest and then its signature last, and finishes the signature after a crash between the two', async () => {
     const dir = tempDir();
     await publishSnapshot(dir, oldFiles, undefined);
-    const manifest = Buffer.from('{"manifest":2}\n');
     const signature = Buffer.from('{"signature":2}\n');
-    const staged = new Map([
-      [SIGNATURE_FILE, { bytes: signature, sha256: sha256(signature) }],
-      [MANIFEST_FILE, { bytes: manifest, sha256: sha256(manifest) }],
-      ['a.json', { bytes: newFiles.get('a.json')!, sha256: sha256(newFiles.get('a.json')!) }],
-    ]);
-    const journal = await stage(dir, staged, []);
-    expect(journal.puts.map((p) => p.path)).toEqual(['a.json', MANIFEST_FILE, SIGNATURE_FILE]);
-    await commit(dir, journal);
-    for (const put of journal.puts.slice(0, 2)) renameSync(join(stagingDir(dir), put.staged), join(dir, put.path));
+    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
+    for (const [path, bytes] of newFiles) await writer.put(path, bytes, path);
+    const { journal } = await writer.prepare({ sign: () => signature });
+    expect(journal!.puts.map((p) => p.path).slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
+    await commit(dir, journal!);
+    for (const put of journal!.puts.slice(0, -1)) {
+      mkdirSync(dirname(join(dir, put.path)), { recursive: true });
+      renameSync(join(stagingDir(dir), put.staged), join(dir, put.path));
+    }
     expect(existsSync(join(dir, SIGNATURE_FILE))).toBe(false);
     await recover(dir);
     expect(readFileSync(join(dir, SIGNATURE_FILE)).equals(signature)).toBe(true);
   });
 
+  it('moves each folder the folder does not have yet with one rename, and single files into existing ones', async () => {
+    const dir = tempDir();
+    const journal = await stagedOverOld(dir);
+    expect(journal.puts.map((p) => [p.path, p.sha256 === undefined ? 'folder' : 'file'])).toEqual([
+      ['a.json', 'file'],
+      ['d/new.json', 'file'],
+      ['e', 'folder'],
+      [MANIFEST_FILE, 'file'],
+    ]);
+    const fresh = tempDir();
+    const writer = await SnapshotWriter.open(fresh, undefined);
+    for (const [path, bytes] of newFiles) await writer.put(path, bytes, path);
+    const first = (await writer.prepare()).journal!;
+    expect(first.puts.map((p) => p.path)).toEqual(['a.json', 'd', 'e', MANIFEST_FILE]);
+  });
+
   it('drops a staged file the disk lost (power loss) instead of placing garbage, and says so', async () => {
     const dir = tempDir();
-    const journal = await committedOverOld(dir);
+    const journal = await stagedOverOld(dir);
     await commit(dir, journal);
     const victim = journal.puts.find((p) => p.path === 'a.json')!;
     truncateSync(join(stagingDir(dir), victim.staged), 0);
@@ -103,8 +115,8 @@ describe('journal recovery', () => {
 
   it('refuses a damaged journal with a message saying what to do', async () => {
     const dir = tempDir();
-    await committedOverOld(dir);
-    writeFileSync(journalPath(dir), '{"format":1,"puts":');
+    await stagedOverOld(dir);
+    writeFileSync(journalPath(dir), '{"format":2,"puts":');
     await expect(recover(dir)).rejects.toThrow(/journal\.json is damaged .* after deleting it/);
   });
 });

@@ -87,7 +87,7 @@ describe('snapshot switch', () => {
     const { join } = await import('node:path');
     const before = serve.snapshot();
     mkdirSync(join(mirror.dir, '.inventory-mirror'), { recursive: true });
-    writeFileSync(join(mirror.dir, '.inventory-mirror', 'journal.json'), '{"format":1,"puts":[],"removes":[]}');
+    writeFileSync(join(mirror.dir, '.inventory-mirror', 'journal.json'), '{"format":2,"puts":[],"removes":[]}');
     const manifest = join(mirror.dir, '_meta', 'manifest.json');
     utimesSync(manifest, new Date(), new Date(Date.now() + 5_000));
     await serve.refresh();
@@ -103,7 +103,7 @@ describe('snapshot switch', () => {
     const { writeFileSync, mkdirSync, existsSync } = await import('node:fs');
     const { join } = await import('node:path');
     mkdirSync(join(mirror.dir, '.inventory-mirror'), { recursive: true });
-    writeFileSync(join(mirror.dir, '.inventory-mirror', 'journal.json'), '{"format":1,"puts":[],"removes":[]}');
+    writeFileSync(join(mirror.dir, '.inventory-mirror', 'journal.json'), '{"format":2,"puts":[],"removes":[]}');
     const lines: string[] = [];
     const again = await startServe({ dir: mirror.dir, quiet: true, log: (line) => lines.push(line) });
     try {
