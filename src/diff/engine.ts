@@ -6,6 +6,7 @@
  */
 import { RESOURCE_NAMES, RESOURCES, isResourceName, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../publish/json.js';
+import { decodeSegment } from '../publish/paths.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
 export interface FieldChange {
@@ -71,12 +72,20 @@ export function classifyPaths(before: ReadonlyMap<string, string>, after: Readon
 export function pathsToRead(paths: PathChanges): { before: string[]; after: string[] } {
   const before: string[] = [];
   const after: string[] = [];
+  // An added or removed record's id is its file name, unless the name is a shortened long id.
+  const unnamed = (path: string): boolean => nameId(path) === undefined;
   for (const resource of RESOURCE_NAMES) {
     const p = paths[resource];
-    before.push(...p.removed, ...p.changed);
-    after.push(...p.added, ...p.changed);
+    before.push(...p.removed.filter(unnamed), ...p.changed);
+    after.push(...p.added.filter(unnamed), ...p.changed);
   }
   return { before, after };
+}
+
+/** The id a record file's name stands for, or undefined when the name is a shortened long id. */
+function nameId(path: string): string | undefined {
+  const name = RECORD_FILE.exec(path)?.[2];
+  return name === undefined ? undefined : decodeSegment(name);
 }
 
 
@@ -89,16 +98,11 @@ function recordOf(resource: ResourceName, body: unknown): unknown {
   return isObject(body) && isObject(body[RESOURCES[resource].singular]) ? body[RESOURCES[resource].singular] : body;
 }
 
-/** The id from the record's `id` field (file names of long ids are hashed), else the decoded file name. */
+/** The id from the record's `id` field when the file was read, else from its file name. */
 function idOf(resource: ResourceName, path: string, body: unknown): string {
   const record = recordOf(resource, body);
   if (isObject(record) && typeof record.id === 'string') return record.id;
-  const name = RECORD_FILE.exec(path)?.[2] ?? path;
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
-  }
+  return nameId(path) ?? RECORD_FILE.exec(path)?.[2] ?? path;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -30,6 +30,18 @@ export function encodeSegment(value: string): string {
   return `${prefix}~${hash}`;
 }
 
+/** The id or value a file name stands for; undefined for a shortened long name (read the file). */
+export function decodeSegment(name: string): string | undefined {
+  if (HASHED.test(name)) return undefined;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+}
+
+const HASHED = /~[0-9a-f]{32}$/;
+
 export const listFile = (resource: ResourceName): string => `${resource}.json`;
 export const recordFile = (resource: ResourceName, id: string): string => `${resource}/${encodeSegment(id)}.json`;
 export const filterFile = (resource: ResourceName, param: string, value: string): string =>

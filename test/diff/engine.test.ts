@@ -48,8 +48,9 @@ describe('change sets', () => {
 
   it('lists ids added, removed and changed from record files only, with field details', () => {
     const paths = classifyPaths(hashes(before), hashes(after));
-    expect(pathsToRead(paths)).toEqual({ before: ['servers/2.json', 'servers/1.json'], after: ['servers/10.json', 'servers/1.json'] });
-    const changes = buildChangeSet(paths, before, after);
+    // Only changed records are read; added and removed ones are named by their file.
+    expect(pathsToRead(paths)).toEqual({ before: ['servers/1.json'], after: ['servers/1.json'] });
+    const changes = buildChangeSet(paths, new Map([...before].filter(([p]) => p === 'servers/1.json')), new Map([...after].filter(([p]) => p === 'servers/1.json')));
     expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] } });
     expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {} });
     expect(formatChangeLine(changes)).toBe('servers +1 -1 ~1');
@@ -58,6 +59,7 @@ describe('change sets', () => {
 
   it('takes a long id from the record, not from its hashed file name', () => {
     const paths = classifyPaths(new Map(), hashes(before));
+    expect(pathsToRead(paths).after).toEqual([recordFile('servers', longId)]);
     expect(buildChangeSet(paths, new Map(), before).servers.added).toEqual(['1', '2', longId]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeSegment, filterFile, recordFile } from '../../src/publish/paths.js';
+import { decodeSegment, encodeSegment, filterFile, recordFile } from '../../src/publish/paths.js';
 
 describe('file names of ids and filter values', () => {
   it('keeps ids made of the safe characters as they are', () => {
@@ -31,6 +31,11 @@ describe('file names of ids and filter values', () => {
   it('maps distinct ids to distinct names, case included', () => {
     const ids = ['a', 'A', 'a b', 'a%20b', 'a+b', '%41', 'A.', 'a.', '..', '%2E%2E'];
     expect(new Set(ids.map(encodeSegment)).size).toBe(ids.length);
+  });
+
+  it('decodes every name back to its id, except shortened long ones', () => {
+    for (const id of ['1042', '../x', '.', '..', 'a/b', '%2e%2e', 'sp ace?;', "it's (x)*!", '日本', '.hidden']) expect(decodeSegment(encodeSegment(id))).toBe(id);
+    expect(decodeSegment(encodeSegment('x'.repeat(300)))).toBeUndefined();
   });
 
   it('shortens over-long ids to a bounded, still unique name', () => {
