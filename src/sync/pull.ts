@@ -56,6 +56,24 @@ export interface PullOptions {
   redact?: RedactPolicy | undefined;
   /** A list longer than this fails the sync before any single record is fetched. */
   maxRecords?: number;
+  /** Requests in flight (the client's limit); jobs are started a little ahead of it. */
+  concurrency?: number;
+}
+
+/** Runs the jobs `width` at a time; the first failure stops the others from starting more. */
+async function drain(jobs: Iterator<() => Promise<void>>, width: number): Promise<void> {
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    for (let next = jobs.next(); !next.done && !failed; next = jobs.next()) {
+      try {
+        await next.value();
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
 }
 
 interface ListBody {
@@ -76,7 +94,7 @@ function itemDigest(resource: ResourceName, item: RawRecord, redact: RedactPolic
 }
 
 /** Pulls and validates the whole inventory into `sink`. Throws on the first structural fault. */
-export async function pull({ client, sink, filters, onPlanned, cache = new Map(), redact, maxRecords = Infinity }: PullOptions): Promise<Pulled> {
+export async function pull({ client, sink, filters, onPlanned, cache = new Map(), redact, maxRecords = Infinity, concurrency = 16 }: PullOptions): Promise<Pulled> {
   const warnings: Warning[] = [];
   const nextCache: HttpCache = new Map();
 
@@ -158,44 +176,42 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
   };
 
   const gone = perResource<string[]>(() => []);
-  const singleJobs = RESOURCE_NAMES.flatMap((resource) =>
-    lists[resource].records.map(async (item) => {
-      const path = singlePath(resource, item.id);
-      const file = recordFile(resource, item.id);
-      const owner = `${resource} id ${JSON.stringify(item.id)}`;
-      const check = (body: unknown) => ({ body, record: singleRecord(body, RESOURCES[resource].singular, item.id, path) });
-      // The appserver's server is checked on its list item (which must agree with the single
-      // view, else that is reported), so it holds without reading the record.
-      if (resource === 'appservers') warnings.push(...redactWarnings(appserverServerWarnings(item, serverIds), redact));
-      const digest = lists[resource].changed ? itemDigest(resource, item, redact) : undefined;
-      let result = await get(path, check);
-      if (result.status === 304) {
-        const { entry } = result;
-        // Unchanged record, unchanged list item: every check still holds, no need to read it.
-        if ((digest === undefined || entry.item === digest) && (await sink.keep(file, owner))) {
-          remember(path, entry, { own: entry.warnings, checks: entry.checks, item: entry.item });
-          return;
-        }
-        // Unchanged record, changed list item: check it again against the published file.
-        const value = await stored(file, check);
-        if (value && (await sink.keep(file, owner))) {
-          remember(path, entry, { own: entry.warnings, checks: crossChecks(resource, item, value.record), item: digest ?? entry.item });
-          return;
-        }
-        result = await get(path, check, false);
-      }
-      if (result.status === 404) {
-        gone[resource].push(item.id);
+  const fetchSingle = async (resource: ResourceName, item: RawRecord): Promise<void> => {
+    const path = singlePath(resource, item.id);
+    const file = recordFile(resource, item.id);
+    const owner = `${resource} id ${JSON.stringify(item.id)}`;
+    const check = (body: unknown) => ({ body, record: singleRecord(body, RESOURCES[resource].singular, item.id, path) });
+    // The appserver's server is checked on its list item (which must agree with the single
+    // view, else that is reported), so it holds without reading the record.
+    if (resource === 'appservers') warnings.push(...redactWarnings(appserverServerWarnings(item, serverIds), redact));
+    const digest = lists[resource].changed ? itemDigest(resource, item, redact) : undefined;
+    let result = await get(path, check);
+    if (result.status === 304) {
+      const { entry } = result;
+      // Unchanged record, unchanged list item: every check still holds, no need to read it.
+      if ((digest === undefined || entry.item === digest) && (await sink.keep(file, owner))) {
+        remember(path, entry, { own: entry.warnings, checks: entry.checks, item: entry.item });
         return;
       }
-      if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 304 to a request that was not conditional`, { status: 304 });
-      const { body, record } = result.value;
-      remember(path, result.validators, { own: fieldWarnings(resource, 'single', record), checks: crossChecks(resource, item, record), item: digest ?? itemDigest(resource, item, redact) });
-      await sink.put(file, encodeJson(redactBody(resource, body, redact)), owner);
-    }),
-  );
+      // Unchanged record, changed list item: check it again against the published file.
+      const value = await stored(file, check);
+      if (value && (await sink.keep(file, owner))) {
+        remember(path, entry, { own: entry.warnings, checks: crossChecks(resource, item, value.record), item: digest ?? entry.item });
+        return;
+      }
+      result = await get(path, check, false);
+    }
+    if (result.status === 404) {
+      gone[resource].push(item.id);
+      return;
+    }
+    if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 304 to a request that was not conditional`, { status: 304 });
+    const { body, record } = result.value;
+    remember(path, result.validators, { own: fieldWarnings(resource, 'single', record), checks: crossChecks(resource, item, record), item: digest ?? itemDigest(resource, item, redact) });
+    await sink.put(file, encodeJson(redactBody(resource, body, redact)), owner);
+  };
 
-  const viewJobs = viewKeys.map(async (key): Promise<void> => {
+  const fetchView = async (key: ViewKey): Promise<void> => {
     const path = filterPath(key.resource, key.param, key.value);
     const file = filterFile(key.resource, key.param, key.value);
     const owner = `the view ${key.resource}?${key.param}=${JSON.stringify(key.value)}`;
@@ -211,8 +227,14 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
       .map((record) => ({ resource: key.resource, id: record.id, field: '', message: `is in the filtered view ?${key.param}=${key.value} but not in the ${key.resource} list` }));
     remember(path, view.validators, { checks });
     if (!view.entry || !(await sink.keep(file, owner))) await sink.put(file, encodeJson(redactBody(key.resource, view.body, redact)), owner);
-  });
-  await Promise.all([...singleJobs, ...viewJobs]);
+  };
+  // Views first (fewer, larger), then every record, through a few workers: only the jobs in
+  // flight exist at any time, instead of one waiting promise per record for the whole pull.
+  function* jobs(): Generator<() => Promise<void>> {
+    for (const key of viewKeys) yield () => fetchView(key);
+    for (const resource of RESOURCE_NAMES) for (const item of lists[resource].records) yield () => fetchSingle(resource, item);
+  }
+  await drain(jobs(), concurrency * 2);
 
   for (const resource of RESOURCE_NAMES) {
     const left = new Set(gone[resource]);

@@ -125,6 +125,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
         cache: previous ? await readHttpCache(options.out) : new Map(),
         redact: options.redact,
         maxRecords: options.settings.maxRecords,
+        concurrency: options.settings.concurrency,
       });
       progress.done();
       const { warnings } = pulled;
