@@ -83,12 +83,8 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
   const sendEntry = async (req: IncomingMessage, res: ServerResponse, entry: Entry, snapshot: Snapshot): Promise<number> => {
     const coding = entry.bytes.length >= MIN_COMPRESS_BYTES ? pickCoding(req.headers['accept-encoding']) : undefined;
     const etag = coding ? `${entry.etag.slice(0, -1)}-${coding}"` : entry.etag;
-    const headers: Record<string, string> = {
-      ETag: etag,
-      'Last-Modified': snapshot.lastModified.toUTCString(),
-      'Cache-Control': 'no-cache',
-      Vary: 'Accept-Encoding',
-    };
+    // A flat [name, value, ...] list: the cheapest form for writeHead on the hot path.
+    const headers = ['ETag', etag, 'Last-Modified', snapshot.lastModifiedText, 'Cache-Control', 'no-cache', 'Vary', 'Accept-Encoding'];
     const ifNoneMatch = req.headers['if-none-match'];
     if (ifNoneMatch !== undefined ? etagMatches(ifNoneMatch, entry.etag) : notModifiedSince(req.headers['if-modified-since'], snapshot.lastModified)) {
       res.writeHead(304, headers);
@@ -96,8 +92,9 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
       return 0;
     }
     const body = coding ? await compressed(entry, coding) : entry.bytes;
-    if (coding) headers['Content-Encoding'] = coding;
-    res.writeHead(200, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': String(body.length) });
+    if (coding) headers.push('Content-Encoding', coding);
+    headers.push('Content-Type', JSON_TYPE, 'Content-Length', String(body.length));
+    res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
     return body.length;
   };

@@ -56,15 +56,18 @@ export class Snapshot implements QuerySource {
   private readonly computed = new Map<string, Entry>();
   private computedBytes = 0;
 
+  /** The publication time, as Last-Modified gives it (whole seconds). */
+  readonly lastModified: Date;
+  /** The same as an HTTP date, made once rather than per request. */
+  readonly lastModifiedText: string;
+
   constructor(
     /** Path → body, for every file the manifest lists plus the manifest itself. */
     readonly files: ReadonlyMap<string, Entry>,
     readonly stamp: Stamp,
-  ) {}
-
-  /** The publication time, as Last-Modified gives it (whole seconds). */
-  get lastModified(): Date {
-    return new Date(Math.floor(this.stamp.mtime.getTime() / 1000) * 1000);
+  ) {
+    this.lastModified = new Date(Math.floor(stamp.mtime.getTime() / 1000) * 1000);
+    this.lastModifiedText = this.lastModified.toUTCString();
   }
 
   list(resource: ResourceName): readonly RawRecord[] {

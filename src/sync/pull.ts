@@ -132,18 +132,24 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     }
   };
 
-  /** A list (or view) body, fetched, or read behind a 304 (then `entry` is set). */
-  const fetchList = async (resource: ResourceName, path: string, file: string): Promise<ListBody & { validators: Validators; entry?: CacheEntry }> => {
+  /**
+   * A list (or view) body, fetched, or read behind a 304 (then `entry` is set); or, on a 304 that
+   * `keepUnread` accepts, nothing but the cache entry.
+   */
+  async function fetchList(resource: ResourceName, path: string, file: string): Promise<ListBody & { validators: Validators; entry?: CacheEntry }>;
+  async function fetchList(resource: ResourceName, path: string, file: string, keepUnread: () => Promise<boolean>): Promise<(ListBody & { validators: Validators; entry?: CacheEntry }) | { kept: CacheEntry }>;
+  async function fetchList(resource: ResourceName, path: string, file: string, keepUnread?: () => Promise<boolean>): Promise<(ListBody & { validators: Validators; entry?: CacheEntry }) | { kept: CacheEntry }> {
     const check = (body: unknown): ListBody => ({ body: body as Record<string, unknown>, records: listRecords(body, resource, path) });
     let result = await get(path, check);
     if (result.status === 304) {
+      if (keepUnread && (await keepUnread())) return { kept: result.entry };
       const value = await stored(file, check);
       if (value) return { ...value, validators: result.entry, entry: result.entry };
       result = await get(path, check, false);
     }
     if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered ${result.status}; is the base URL right?`, { status: result.status });
     return { ...result.value, validators: result.validators };
-  };
+  }
 
   onPlanned?.(RESOURCE_NAMES.length);
   const lists = perResource<ListBody & { changed: boolean }>(() => ({ body: {}, records: [], changed: true }));
@@ -215,11 +221,11 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     const path = filterPath(key.resource, key.param, key.value);
     const file = filterFile(key.resource, key.param, key.value);
     const owner = `the view ${key.resource}?${key.param}=${JSON.stringify(key.value)}`;
-    const view = await fetchList(key.resource, path, file);
     // A view's records are records of the list, judged there; only membership is new, and it
-    // still holds when neither the view nor its list changed.
-    if (view.entry && !lists[key.resource].changed && (await sink.keep(file, owner))) {
-      remember(path, view.entry, { checks: view.entry.checks });
+    // still holds, unread, when neither the view nor its list changed.
+    const view = await fetchList(key.resource, path, file, async () => !lists[key.resource].changed && (await sink.keep(file, owner)));
+    if ('kept' in view) {
+      remember(path, view.kept, { checks: view.kept.checks });
       return;
     }
     const checks = view.records
@@ -240,8 +246,10 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     const left = new Set(gone[resource]);
     for (const id of gone[resource]) warnings.push({ resource, id, field: '', message: 'is listed but its single record answered 404 (deleted during the sync?); left out of this snapshot' });
     const list = lists[resource];
+    const owner = `the ${resource} list`;
+    if (left.size === 0 && !list.changed && (await sink.keep(listFile(resource), owner))) continue;
     const body = left.size ? { ...list.body, [resource]: list.records.filter((r) => !left.has(r.id)) } : list.body;
-    await sink.put(listFile(resource), encodeJson(redactBody(resource, body, redact)), `the ${resource} list`);
+    await sink.put(listFile(resource), encodeJson(redactBody(resource, body, redact)), owner);
     if (left.size === 0) continue;
     // The published list and views lack these records, so they are not the service's bodies:
     // no validators for them, and the next sync fetches them whole.
