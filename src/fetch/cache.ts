@@ -37,8 +37,19 @@ export async function readHttpCache(dir: string): Promise<HttpCache> {
   }
 }
 
+/** Whether two caches hold the same entries (then the file need not be rewritten, nor even encoded). */
+export function sameCache(a: HttpCache, b: HttpCache): boolean {
+  if (a.size !== b.size) return false;
+  for (const [path, entry] of a) {
+    const other = b.get(path);
+    if (!other || JSON.stringify(entry) !== JSON.stringify(other)) return false;
+  }
+  return true;
+}
+
 /** Replaces the folder's cache (temp file, then rename), unless it holds the same already. */
-export async function writeHttpCache(dir: string, cache: HttpCache): Promise<void> {
+export async function writeHttpCache(dir: string, cache: HttpCache, previous?: HttpCache): Promise<void> {
+  if (previous && sameCache(cache, previous)) return;
   const path = join(dir, HTTP_CACHE_FILE);
   const responses = Object.fromEntries([...cache].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const bytes = Buffer.from(JSON.stringify({ format: 1, responses }));

@@ -5,6 +5,7 @@
  * envelope is a fault of that request and is retried like a 503.
  */
 import { setMaxListeners } from 'node:events';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { Pool, errors as undiciErrors } from 'undici';
@@ -47,6 +48,12 @@ export interface ClientStats {
 
 /** Thrown by a body check: the answer was 200 but unusable; the request is retried. */
 export class BodyFault extends Error {}
+
+/** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
+function abandon(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
 
 /** Deeper JSON would overflow the recursive walks of validation and encoding. */
 const MAX_DEPTH = 100;
@@ -222,10 +229,10 @@ export class Client {
     return { kind: 'done', result: { status: 200, value, bytes, validators: { etag: header('etag'), lastModified: header('last-modified') } } };
   }
 
-  async #readBody(body: AsyncIterable<Buffer> & { destroy(): void }, path: string, contentLength: string | undefined): Promise<Buffer> {
+  async #readBody(body: Readable, path: string, contentLength: string | undefined): Promise<Buffer> {
     const max = this.#options.maxBodyBytes;
     if (contentLength !== undefined && Number(contentLength) > max) {
-      body.destroy();
+      abandon(body);
       throw new RequestError('E_BODY_TOO_LARGE', path, `GET ${path} sent ${contentLength} bytes, over the limit of ${max} (sync.maxBodyBytes)`);
     }
     const chunks: Buffer[] = [];
@@ -233,7 +240,7 @@ export class Client {
     for await (const chunk of body) {
       size += chunk.length;
       if (size > max) {
-        body.destroy();
+        abandon(body);
         throw new RequestError('E_BODY_TOO_LARGE', path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
       }
       chunks.push(chunk);

@@ -11,7 +11,7 @@ import { countChanges, type ChangeSet } from '../diff/engine.js';
 import { changeHistory } from '../diff/history-file.js';
 import { diffAgainstSnapshot } from '../diff/read.js';
 import { MirrorError, ValidationError } from '../errors.js';
-import { readHttpCache, writeHttpCache } from '../fetch/cache.js';
+import { readHttpCache, writeHttpCache, type CacheEntry } from '../fetch/cache.js';
 import { Client } from '../fetch/client.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import { readManifest } from '../publish/apply.js';
@@ -115,6 +115,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     const previous = await readManifest(options.out);
     let summary: { pulled: Pulled; records: Record<ResourceName, number>; changes: ChangeSet; result: PublishResult };
 
+    const cache = previous ? await readHttpCache(options.out) : new Map<string, CacheEntry>();
     const writer = await SnapshotWriter.open(options.out, previous);
     try {
       const pulled = await pull({
@@ -122,7 +123,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
         sink: writer,
         filters: options.filters,
         onPlanned: (n) => progress.planned(n),
-        cache: previous ? await readHttpCache(options.out) : new Map(),
+        cache,
         redact: options.redact,
         maxRecords: options.settings.maxRecords,
         concurrency: options.settings.concurrency,
@@ -167,7 +168,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       changes,
       initial: previous === undefined,
     };
-    await writeHttpCache(options.out, pulled.cache);
+    await writeHttpCache(options.out, pulled.cache, cache);
     await writeLastSync(options, outcome, started);
     return outcome;
   } catch (error) {
