@@ -63,7 +63,19 @@ export const GITIGNORE_FILE = '.gitignore';
 /** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
 export const WORK_DIR = '.inventory-mirror';
 
-/** Files of the folder that are not part of the snapshot: `verify` and the manifest skip them. */
+/**
+ * Files of the folder that are not part of the snapshot: `verify` and the manifest skip them.
+ * Besides our own, a `.git/` (the folder may be a repository) and a `.gitkeep` (the placeholder
+ * that keeps an empty output folder in a repository, as this project's own `output/` has).
+ */
 export function isOutsideSnapshot(relPath: string): boolean {
-  return relPath === MANIFEST_FILE || relPath === LAST_SYNC_FILE || relPath === HTTP_CACHE_FILE || relPath === SIGNATURE_FILE || relPath.startsWith(`${WORK_DIR}/`) || relPath.startsWith('.git/');
+  return (
+    relPath === MANIFEST_FILE ||
+    relPath === LAST_SYNC_FILE ||
+    relPath === HTTP_CACHE_FILE ||
+    relPath === SIGNATURE_FILE ||
+    relPath === '.gitkeep' ||
+    relPath.startsWith(`${WORK_DIR}/`) ||
+    relPath.startsWith('.git/')
+  );
 }

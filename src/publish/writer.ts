@@ -13,7 +13,7 @@ import { OutputError } from '../errors.js';
 import { signsManifest } from '../sign/signature.js';
 import { commit, rollForward, stagingDir, type Journal } from './journal.js';
 import { buildManifest, encodeManifest, sha256, type Manifest, type ManifestEntry } from './manifest.js';
-import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
+import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 
 export interface PublishResult {
   written: string[];
@@ -69,7 +69,7 @@ export class SnapshotWriter {
   static async open(dir: string, previous: Manifest | undefined): Promise<SnapshotWriter> {
     await fs.rm(stagingDir(dir), { recursive: true, force: true });
     await fs.mkdir(join(stagingDir(dir), TREE), { recursive: true });
-    const fresh = !previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR);
+    const fresh = !previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name));
     return new SnapshotWriter(dir, previous, fresh);
   }
 

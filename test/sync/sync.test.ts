@@ -92,6 +92,18 @@ describe('sync', () => {
   });
 });
 
+describe('the project output folder', () => {
+  it('holding only its .gitkeep placeholder, syncs and then verifies, placeholder kept', async () => {
+    const out = tempDir();
+    (await import('node:fs')).writeFileSync(join(out, '.gitkeep'), '');
+    expect((await runCli(['sync', '--base-url', upstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
+    const verify = await runCli(['verify', '--dir', out]);
+    expect(verify.stdout).toMatch(/^ok: /);
+    expect(verify.code).toBe(0);
+    expect(readFileSync(join(out, '.gitkeep'), 'utf8')).toBe('');
+  });
+});
+
 describe('sync with config', () => {
   it('fetches the configured values of filters that cannot be discovered', async () => {
     const out = tempDir();
