@@ -39,6 +39,11 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** `--config FILE`, as every command that reads the config takes it. */
+export const CONFIG_OPTION: OptionSpec = { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' };
+/** `--dir DIR` of the commands that read a published folder. */
+export const DIR_OPTION: OptionSpec = { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' };
+
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', description: 'show this help' },
 };

@@ -1,6 +1,6 @@
 /** `nginx-conf --dir DIR`: prints an nginx configuration that serves the folder at the service's URLs. */
 import { resolve } from 'node:path';
-import { intFlag, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { findSpecials, renderNginxConf } from '../serve/nginx.js';
@@ -9,10 +9,10 @@ export const nginxConfCommand: Command = {
   name: 'nginx-conf',
   summary: 'print an nginx configuration that serves a published folder at the service URLs',
   options: {
-    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    dir: DIR_OPTION,
     port: { type: 'string', value: 'PORT', description: 'port nginx listens on (default 8080)' },
     'server-name': { type: 'string', value: 'NAME', description: 'server_name of the block (default _, any name)' },
-    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    config: CONFIG_OPTION,
   },
   async run(parsed, io) {
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);

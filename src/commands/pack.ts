@@ -1,7 +1,7 @@
 /** `pack --dir DIR --out FILE.tar.gz [--sign-key FILE]`: one deterministic archive of a snapshot. */
 import { resolve } from 'node:path';
 import fs from 'fs-extra';
-import { stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { packSnapshot } from '../archive/pack.js';
@@ -11,10 +11,10 @@ export const packCommand: Command = {
   name: 'pack',
   summary: 'write one deterministic .tar.gz of a published snapshot (manifest, signature, exactly the files it lists)',
   options: {
-    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    dir: DIR_OPTION,
     out: { type: 'string', value: 'FILE', description: 'the archive to write, e.g. snapshot.tar.gz (replaced atomically)' },
     'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): signs the manifest into the archive\'s _meta/manifest.sig' },
-    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    config: CONFIG_OPTION,
   },
   async run(parsed, io) {
     const out = stringFlag(parsed, 'out');

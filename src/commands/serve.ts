@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { untilStopSignal } from '../cli/signals.js';
-import { intFlag, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { resolveToken } from '../config/token.js';
 import { startServe } from '../serve/index.js';
@@ -14,12 +14,12 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'answer the service API read-only from a published output folder',
   options: {
-    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
+    dir: DIR_OPTION,
     port: { type: 'string', value: 'PORT', description: 'port to listen on (config serve.port, default 8080; 0 picks a free one)' },
     host: { type: 'string', value: 'HOST', description: 'address to bind (config serve.host, default 127.0.0.1)' },
     'token-file': { type: 'string', value: 'FILE', description: 'require X-Api-Token to match this file (else env MIRROR_API_TOKEN, MIRROR_API_TOKEN_FILE, config serve.tokenFile)' },
     'case-sensitive': { type: 'boolean', description: 'match substring filters case-sensitively (config serve.caseSensitive; the service ignores case)' },
-    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    config: CONFIG_OPTION,
     quiet: { type: 'boolean', short: 'q', description: 'no per-request log lines' },
   },
   async run(parsed, io) {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { relative, resolve } from 'node:path';
-import { intFlag, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
+import { CONFIG_OPTION, intFlag, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { parseConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -116,7 +116,7 @@ export const syncCommand: Command = {
     'base-url': { type: 'string', value: 'URL', description: 'the service, e.g. https://cmdb.example.com/api (env INVENTORY_BASE_URL, config baseUrl)' },
     out: { type: 'string', value: 'DIR', description: 'output folder (env INVENTORY_MIRROR_OUT, config out; default ./output)' },
     'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
-    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    config: CONFIG_OPTION,
     concurrency: { type: 'string', value: 'N', description: 'requests in flight at once (config sync.concurrency, default 16)' },
     strict: { type: 'boolean', description: 'treat field-level warnings as failures' },
     'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },

@@ -1,7 +1,7 @@
 /** `verify --dir DIR`: exit 0 when the folder matches its manifest, 1 naming what does not. */
 import { resolve } from 'node:path';
 import fs from 'fs-extra';
-import { stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { ConfigError, UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
@@ -18,8 +18,8 @@ export const verifyCommand: Command = {
   name: 'verify',
   summary: 'check a published output folder against its manifest',
   options: {
-    dir: { type: 'string', value: 'DIR', description: 'the output folder (default: "out" of the config, else ./output)' },
-    config: { type: 'string', value: 'FILE', description: 'config file (default config/mirror.json when present)' },
+    dir: DIR_OPTION,
+    config: CONFIG_OPTION,
     'max-age': { type: 'string', value: 'AGE', description: 'also exit 1 when the last successful sync (_meta/last-sync.json) is older than AGE, e.g. 26h (units s, m, h, d) or missing' },
     archive: { type: 'string', value: 'FILE', description: 'check an archive made by pack instead of a folder, without unpacking it' },
     'public-key': { type: 'string', value: 'FILE', description: 'Ed25519 public key (from keygen): also require a valid _meta/manifest.sig by it' },

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import fs from 'fs-extra';
+import { decodeJsonAs } from '../publish/json.js';
 import { HTTP_CACHE_FILE } from '../publish/paths.js';
 
 const warningSchema = z.strictObject({ resource: z.string(), id: z.string(), field: z.string(), message: z.string() });
@@ -29,12 +30,9 @@ export type HttpCache = Map<string, CacheEntry>;
 
 /** The folder's cache; empty when absent or unreadable (the sync then fetches everything). */
 export async function readHttpCache(dir: string): Promise<HttpCache> {
-  try {
-    const parsed = cacheSchema.safeParse(JSON.parse(await fs.readFile(join(dir, HTTP_CACHE_FILE), 'utf8')));
-    return parsed.success ? new Map(Object.entries(parsed.data.responses)) : new Map();
-  } catch {
-    return new Map();
-  }
+  const bytes = await fs.readFile(join(dir, HTTP_CACHE_FILE)).catch(() => undefined);
+  const cache = bytes ? decodeJsonAs(bytes, cacheSchema) : undefined;
+  return new Map(cache ? Object.entries(cache.responses) : []);
 }
 
 /** Whether two caches hold the same entries (then the file need not be rewritten, nor even encoded). */

@@ -12,3 +12,11 @@ export function decodeJson(bytes: Buffer | undefined): unknown {
     return undefined;
   }
 }
+
+/** Parses bytes as JSON checked by `schema`; undefined when they are not JSON or do not match. */
+export function decodeJsonAs<T>(bytes: Buffer, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): T | undefined {
+  const value = decodeJson(bytes);
+  if (value === undefined) return undefined;
+  const result = schema.safeParse(value);
+  return result.success ? result.data : undefined;
+}

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { encodeJson } from './json.js';
+import { decodeJsonAs, encodeJson } from './json.js';
 
 export const manifestSchema = z.strictObject({
   format: z.literal(1),
@@ -31,10 +31,5 @@ export function encodeManifest(manifest: Manifest): Buffer {
 
 /** Parses manifest bytes; undefined when they are not a manifest of ours. */
 export function parseManifest(bytes: Buffer): Manifest | undefined {
-  try {
-    const result = manifestSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-    return result.success ? result.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return decodeJsonAs(bytes, manifestSchema);
 }

@@ -5,7 +5,7 @@
  */
 import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
-import { encodeJson } from '../publish/json.js';
+import { decodeJsonAs, encodeJson } from '../publish/json.js';
 import { sha256 } from '../publish/manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { LoadedKey } from './keys.js';
@@ -34,12 +34,7 @@ export function signManifest(manifestBytes: Buffer, privateKey: LoadedKey): Buff
 
 /** Parses signature file bytes; undefined when they are not a signature of ours. */
 export function parseSignature(bytes: Buffer): Signature | undefined {
-  try {
-    const result = signatureSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-    return result.success ? result.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return decodeJsonAs(bytes, signatureSchema);
 }
 
 /** Whether a signature file was made for these manifest bytes (no key needed: by its recorded hash). */
