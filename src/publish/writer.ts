@@ -2,11 +2,12 @@
  * Collects a new snapshot file by file while the sync runs, writing only what changed, and into
  * the staging area, not the folder: a changed body is staged the moment it arrives, so file
  * creation overlaps the wait for the service and no body has to stay in memory. An unchanged
- * file (same hash as the previous manifest, or a 304) is only checked to still exist with its
- * size. `commit` then publishes the whole snapshot through one journal (see journal.ts), where
- * every folder the previous snapshot did not have moves into place with a single rename.
+ * file (same hash as the previous manifest, or a 304) is only checked to still exist: by its
+ * size after a reboot, by its folder's listing within the boot of the last sync (see boot.ts).
+ * `commit` then publishes the whole snapshot through one journal (see journal.ts), where every
+ * folder the previous snapshot did not have moves into place with a single rename.
  */
-import { statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fs from 'fs-extra';
 import { OutputError } from '../errors.js';
@@ -47,6 +48,32 @@ function sizeMatches(path: string, size: number): boolean {
   }
 }
 
+/** The files present in the folders that hold `paths` (one listing per folder, no stat per file). */
+function listFiles(dir: string, paths: Iterable<string>): Set<string> {
+  const folders = new Set<string>();
+  for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  const listed = new Set<string>();
+  for (const folder of folders) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(dir, folder), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const prefix = folder ? `${folder}/` : '';
+    for (const entry of entries) if (entry.isFile()) listed.add(prefix + entry.name);
+  }
+  return listed;
+}
+
+export interface OpenOptions {
+  /**
+   * The folder was last synced in this boot (see boot.ts), so power loss cannot have cut its
+   * files short since: a kept file is checked by its folder's listing, not by its size.
+   */
+  sameBoot?: boolean;
+}
+
 export class SnapshotWriter {
   readonly #dir: string;
   readonly #previous: Manifest | undefined;
@@ -58,19 +85,23 @@ export class SnapshotWriter {
   /** Published files found altered when read: rewritten whatever the manifest says. */
   readonly #damaged = new Set<string>();
   readonly #madeDirs = new Set<string>();
+  /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
+  readonly #listed: Set<string> | undefined;
 
-  private constructor(dir: string, previous: Manifest | undefined, fresh: boolean) {
+  private constructor(dir: string, previous: Manifest | undefined, fresh: boolean, listed: Set<string> | undefined) {
     this.#dir = dir;
     this.#previous = previous;
     this.#fresh = fresh;
+    this.#listed = listed;
   }
 
   /** A writer over `dir` (locked by the caller, recovered), whose published snapshot is `previous`. */
-  static async open(dir: string, previous: Manifest | undefined): Promise<SnapshotWriter> {
+  static async open(dir: string, previous: Manifest | undefined, options: OpenOptions = {}): Promise<SnapshotWriter> {
     await fs.rm(stagingDir(dir), { recursive: true, force: true });
     await fs.mkdir(join(stagingDir(dir), TREE), { recursive: true });
     const fresh = !previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name));
-    return new SnapshotWriter(dir, previous, fresh);
+    const listed = previous && options.sameBoot ? listFiles(dir, Object.keys(previous.files)) : undefined;
+    return new SnapshotWriter(dir, previous, fresh, listed);
   }
 
   /** The files of the new snapshot so far, with hash and size. */
@@ -108,7 +139,7 @@ export class SnapshotWriter {
    */
   async keep(path: string, owner: string): Promise<boolean> {
     const entry = this.#previous?.files[path];
-    if (!entry || !sizeMatches(join(this.#dir, path), entry.size)) return false;
+    if (!entry || !this.#intact(path, entry.size)) return false;
     this.#claim(path, owner);
     this.#entries.set(path, entry);
     this.#staged.delete(path);
@@ -178,6 +209,11 @@ export class SnapshotWriter {
     await fs.rm(stagingDir(this.#dir), { recursive: true, force: true });
   }
 
+  /** Whether the published file at `path` is still there, with `size` bytes unless listings stand in. */
+  #intact(path: string, size: number): boolean {
+    return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.#dir, path), size);
+  }
+
   #claim(path: string, owner: string): void {
     const other = this.#owners.get(path);
     if (other !== undefined && other !== owner) throw new OutputError('E_NAME_COLLISION', `${owner} and ${other} would both be written to ${path}; the service sent ids that cannot be told apart as file names`);
@@ -187,12 +223,11 @@ export class SnapshotWriter {
   /** Whether the folder already holds exactly these bytes at `path` (so nothing is staged). */
   async #holds(path: string, digest: string, bytes: Buffer): Promise<boolean> {
     if (this.#fresh || this.#damaged.has(path)) return false;
-    const full = join(this.#dir, path);
     if (this.#previous) {
       const old = this.#previous.files[path];
-      return old !== undefined && old.sha256 === digest && sizeMatches(full, bytes.length);
+      return old !== undefined && old.sha256 === digest && this.#intact(path, bytes.length);
     }
-    const existing = await fs.readFile(full).catch(() => undefined);
+    const existing = await fs.readFile(join(this.#dir, path)).catch(() => undefined);
     return existing !== undefined && existing.equals(bytes);
   }
 

@@ -3,11 +3,10 @@
  * the tree, check it is not a catastrophe, publish only what changed. The folder is touched only
  * after everything was fetched and validated; a failure before then leaves it as it was.
  */
-import { join } from 'node:path';
 import fs from 'fs-extra';
 import { browserFiles } from '../browser/index.js';
 import type { FilterSettings, SyncSettings } from '../config/schema.js';
-import { countChanges, type ChangeSet } from '../diff/engine.js';
+import type { ChangeSet } from '../diff/engine.js';
 import { changeHistory } from '../diff/history-file.js';
 import { diffAgainstSnapshot } from '../diff/read.js';
 import { MirrorError, ValidationError } from '../errors.js';
@@ -15,16 +14,17 @@ import { readHttpCache, writeHttpCache, type CacheEntry } from '../fetch/cache.j
 import { Client } from '../fetch/client.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import { readManifest } from '../publish/apply.js';
+import { currentBootId } from '../publish/boot.js';
 import { recover } from '../publish/journal.js';
-import { encodeJson } from '../publish/json.js';
 import { acquireLock } from '../publish/lock.js';
-import { CHANGES_FILE, LAST_SYNC_FILE } from '../publish/paths.js';
+import { CHANGES_FILE } from '../publish/paths.js';
 import { SnapshotWriter, type PublishResult } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signManifest } from '../sign/signature.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { formatWarning, type Warning } from '../validate/warnings.js';
+import { syncedInBoot, writeLastSync } from './last-sync.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pull, type Pulled } from './pull.js';
 
@@ -113,10 +113,11 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     const recovered = await recover(options.out);
     if (recovered) log(recovered);
     const previous = await readManifest(options.out);
+    const bootId = currentBootId();
     let summary: { pulled: Pulled; records: Record<ResourceName, number>; changes: ChangeSet; result: PublishResult };
 
     const cache = previous ? await readHttpCache(options.out) : new Map<string, CacheEntry>();
-    const writer = await SnapshotWriter.open(options.out, previous);
+    const writer = await SnapshotWriter.open(options.out, previous, { sameBoot: await syncedInBoot(options.out, bootId) });
     try {
       const pulled = await pull({
         client,
@@ -169,7 +170,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       initial: previous === undefined,
     };
     await writeHttpCache(options.out, pulled.cache, cache);
-    await writeLastSync(options, outcome, started);
+    await writeLastSync(options.out, options.baseUrl, outcome, started, bootId);
     return outcome;
   } catch (error) {
     progress.done();
@@ -189,32 +190,4 @@ async function readAll(writer: SnapshotWriter): Promise<Map<string, Buffer>> {
     if (bytes) files.set(path, bytes);
   }
   return files;
-}
-
-/** Run metadata that changes every run; outside the manifest and git-ignored by the tree. */
-async function writeLastSync(options: SyncOptions, result: SyncResult, started: number): Promise<void> {
-  const url = new URL(options.baseUrl);
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  const body = {
-    status: result.status,
-    startedAt: new Date(started).toISOString(),
-    finishedAt: new Date().toISOString(),
-    durationMs: result.durationMs,
-    baseUrl: url.toString(),
-    records: result.records,
-    views: result.views,
-    requests: result.requests,
-    retries: result.retries,
-    notModified: result.notModified,
-    bytesReceived: result.bytesReceived,
-    files: { written: result.written.length, removed: result.removed.length, unchanged: result.unchanged },
-    changes: countChanges(result.changes),
-    warnings: result.warnings,
-  };
-  const path = join(options.out, LAST_SYNC_FILE);
-  await fs.mkdir(join(options.out, '_meta'), { recursive: true });
-  await fs.writeFile(`${path}.tmp`, encodeJson(body));
-  await fs.rename(`${path}.tmp`, path);
 }

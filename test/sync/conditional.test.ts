@@ -2,13 +2,14 @@
  * Conditional requests: a re-sync asks "changed since?" with the stored ETags; 304s reuse the
  * published files, and the result is the same snapshot a fresh sync would publish.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
 import { useUpstream } from '../helpers/upstream.js';
+import { verifyFolder } from '../../src/verify/verify.js';
 
 
 describe('conditional requests', () => {
@@ -64,4 +65,34 @@ describe('conditional requests', () => {
     expect(second.warnings).toEqual(first.warnings);
     expect(first.warnings.some((w) => w.id === 'w1' && w.field === 'description')).toBe(true);
   });
+
+  it('a kept file deleted from the folder is fetched and written again', async () => {
+    const upstream = await useUpstream({ scale: 30 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const name = `servers/${readdirSync(join(out, 'servers')).find((n) => n.endsWith('.json'))!}`;
+    const file = join(out, name);
+    const good = readFileSync(file);
+    rmSync(file);
+    const result = await syncInto(upstream, out);
+    expect(result.written).toEqual([name]);
+    expect(readFileSync(file).equals(good)).toBe(true);
+  });
+
+  it('after a reboot since the last sync (power loss may have cut files short), a kept file of the wrong size is written again', async () => {
+    const upstream = await useUpstream({ scale: 30 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const name = `applications/${readdirSync(join(out, 'applications')).find((n) => n.endsWith('.json'))!}`;
+    const file = join(out, name);
+    const good = readFileSync(file);
+    truncateSync(file, 0);
+    const lastSync = join(out, '_meta', 'last-sync.json');
+    writeFileSync(lastSync, readFileSync(lastSync, 'utf8').replace(/"bootId": "[^"]*"/, '"bootId": "an-earlier-boot"'));
+    const result = await syncInto(upstream, out);
+    expect(result.written).toEqual([name]);
+    expect(readFileSync(file).equals(good)).toBe(true);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+  });
 });
+
