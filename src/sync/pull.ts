@@ -122,6 +122,12 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
       ...(found.item ? { item: found.item } : {}),
     });
   };
+  /** Keeps a 304's cache entry as it is, replaying its warnings (redacted when they were stored). */
+  const reuse = (path: string, entry: CacheEntry): void => {
+    if (entry.warnings) warnings.push(...entry.warnings);
+    if (entry.checks) warnings.push(...entry.checks);
+    nextCache.set(path, entry);
+  };
   /** The published file behind a 304, parsed; undefined when it is gone or altered. */
   const stored = async <T>(file: string, check: (body: unknown) => T): Promise<T | undefined> => {
     const bytes = await sink.read(file);
@@ -157,7 +163,7 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     RESOURCE_NAMES.map(async (resource) => {
       const path = listPath(resource);
       const list = await fetchList(resource, path, listFile(resource));
-      if (list.entry) remember(path, list.entry, { own: list.entry.warnings });
+      if (list.entry) reuse(path, list.entry);
       else remember(path, list.validators, { own: list.records.flatMap((record) => fieldWarnings(resource, 'list', record)) });
       lists[resource] = { ...list, changed: !list.entry };
     }),
@@ -196,7 +202,7 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
       const { entry } = result;
       // Unchanged record, unchanged list item: every check still holds, no need to read it.
       if ((digest === undefined || entry.item === digest) && (await sink.keep(file, owner))) {
-        remember(path, entry, { own: entry.warnings, checks: entry.checks, item: entry.item });
+        reuse(path, entry);
         return;
       }
       // Unchanged record, changed list item: check it again against the published file.
@@ -225,7 +231,7 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     // still holds, unread, when neither the view nor its list changed.
     const view = await fetchList(key.resource, path, file, async () => !lists[key.resource].changed && (await sink.keep(file, owner)));
     if ('kept' in view) {
-      remember(path, view.kept, { checks: view.kept.checks });
+      reuse(path, view.kept);
       return;
     }
     const checks = view.records
