@@ -2,7 +2,7 @@
  * `_meta/manifest.json`: every other file of the snapshot with its sha256 and size, sorted by
  * path so it is byte-stable. The manifest is what `verify`, `serve` and the next sync trust.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { decodeJsonAs, encodeJson } from './json.js';
 
@@ -16,7 +16,7 @@ export type Manifest = z.infer<typeof manifestSchema>;
 export type ManifestEntry = Manifest['files'][string];
 
 export function sha256(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return hash('sha256', bytes, 'hex');
 }
 
 /** The manifest of a set of files (paths relative to the folder, `/`-separated). */

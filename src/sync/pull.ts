@@ -8,7 +8,7 @@
  * record; its list, for a view), and the warnings it raised are replayed from the cache;
  * otherwise the published file is read and checked again.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { RequestError, ValidationError } from '../errors.js';
 import type { CacheEntry, HttpCache } from '../fetch/cache.js';
 import type { Client, Validators } from '../fetch/client.js';
@@ -90,7 +90,7 @@ function perResource<T>(make: (resource: ResourceName) => T): Record<ResourceNam
 
 /** A short digest of a list item as published, to tell whether its single record's checks still hold. */
 function itemDigest(resource: ResourceName, item: RawRecord, redact: RedactPolicy | undefined): string {
-  return createHash('md5').update(JSON.stringify(redactRecord(resource, item, redact))).digest('base64');
+  return hash('md5', JSON.stringify(redactRecord(resource, item, redact)), 'base64');
 }
 
 /** Pulls and validates the whole inventory into `sink`. Throws on the first structural fault. */
@@ -114,13 +114,13 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     const checks = redactWarnings(found.checks ?? [], redact);
     warnings.push(...own, ...checks);
     if (!validators.etag && !validators.lastModified) return;
-    nextCache.set(path, {
-      ...(validators.etag ? { etag: validators.etag } : {}),
-      ...(validators.lastModified ? { lastModified: validators.lastModified } : {}),
-      ...(own.length ? { warnings: own } : {}),
-      ...(checks.length ? { checks } : {}),
-      ...(found.item ? { item: found.item } : {}),
-    });
+    const entry: CacheEntry = {};
+    if (validators.etag) entry.etag = validators.etag;
+    if (validators.lastModified) entry.lastModified = validators.lastModified;
+    if (own.length) entry.warnings = own;
+    if (checks.length) entry.checks = checks;
+    if (found.item) entry.item = found.item;
+    nextCache.set(path, entry);
   };
   /** Keeps a 304's cache entry as it is, replaying its warnings (redacted when they were stored). */
   const reuse = (path: string, entry: CacheEntry): void => {
