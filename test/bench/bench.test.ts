@@ -30,6 +30,8 @@ test('bench --quick --scale 300 measures the floors, a sync and a no-change re-s
     expect(floor.runsMs).toHaveLength(2);
     expect(floor.bestMs).toBeGreaterThan(0);
   }
+  expect(results.sync.runsMs).toHaveLength(2);
+  expect(results.resync.runsMs).toHaveLength(2);
   expect(results.floorA.requests).toBe(results.sync.requests);
   expect(results.floorB.files).toBe(results.floorB.requests);
   expect(results.sync.written).toBeGreaterThan(results.records);
