@@ -31,7 +31,7 @@ const SWEEP = [8, 16, 32, 64];
 const SCALING = [2000, 20000, 50000];
 const MUTATE_SHARE = 0.01;
 /** Each floor and each sync runs this many times, interleaved, and keeps its best. */
-const ROUNDS = 2;
+const ROUNDS = 3;
 
 interface BenchArgs {
   scale: number;
@@ -75,7 +75,7 @@ export function parseBenchArgs(argv: string[], cwd: string, now: Date): BenchArg
     quick,
     scale: intArg(values.scale, 'scale', 10, 1_000_000, quick ? 2000 : 20_000),
     concurrency: intArg(values.concurrency, 'concurrency', 1, 256, 16),
-    maxMinutes: intArg(values['max-minutes'], 'max-minutes', 1, 24 * 60, 15),
+    maxMinutes: intArg(values['max-minutes'], 'max-minutes', 1, 24 * 60, 20),
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1, 1),
     json: resolve(cwd, values.json ?? join('bench-results', `bench-${stamp}.json`)),
   };
