@@ -9,10 +9,12 @@ import { z } from 'zod';
 import fs from 'fs-extra';
 import { decodeJsonAs } from '../publish/json.js';
 import { HTTP_CACHE_FILE } from '../publish/paths.js';
+import { isPlainObject, recordOf } from '../util/record-of.js';
 
 const warningSchema = z.strictObject({ resource: z.string(), id: z.string(), field: z.string(), message: z.string() });
+const WARNING_KEYS = Object.keys(warningSchema.shape);
 
-const entrySchema = z.strictObject({
+export const cacheEntrySchema = z.strictObject({
   etag: z.string().optional(),
   lastModified: z.string().optional(),
   /** Warnings about the body itself. */
@@ -23,9 +25,33 @@ const entrySchema = z.strictObject({
   item: z.string().optional(),
 });
 
-const cacheSchema = z.strictObject({ format: z.literal(1), responses: z.record(z.string(), entrySchema) });
+export type CacheEntry = z.infer<typeof cacheEntrySchema>;
 
-export type CacheEntry = z.infer<typeof entrySchema>;
+function isWarning(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!WARNING_KEYS.includes(key) || typeof value[key] !== 'string') return false;
+    keys++;
+  }
+  return keys === WARNING_KEYS.length;
+}
+
+/** `cacheEntrySchema` as a predicate, for the thousands of entries of a cache (see recordOf). */
+export function isCacheEntry(value: unknown): value is CacheEntry {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    const field = value[key];
+    if (key === 'etag' || key === 'lastModified' || key === 'item') {
+      if (typeof field !== 'string') return false;
+    } else if (key === 'warnings' || key === 'checks') {
+      if (!Array.isArray(field) || !field.every(isWarning)) return false;
+    } else return false;
+  }
+  return true;
+}
+
+const cacheSchema = z.strictObject({ format: z.literal(1), responses: recordOf(isCacheEntry) });
 export type HttpCache = Map<string, CacheEntry>;
 
 /** The folder's cache; empty when absent or unreadable (the sync then fetches everything). */

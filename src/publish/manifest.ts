@@ -4,16 +4,33 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
+import { isPlainObject, recordOf } from '../util/record-of.js';
 import { decodeJsonAs, encodeJson } from './json.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export const manifestEntrySchema = z.strictObject({ sha256: z.string().regex(HEX64), size: z.int().min(0) });
+export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+
+/** `manifestEntrySchema` as a predicate, for the thousands of entries of a manifest (see recordOf). */
+export function isManifestEntry(value: unknown): value is ManifestEntry {
+  if (!isPlainObject(value)) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (key !== 'sha256' && key !== 'size') return false;
+    keys++;
+  }
+  const { sha256, size } = value;
+  return keys === 2 && typeof sha256 === 'string' && HEX64.test(sha256) && Number.isSafeInteger(size) && (size as number) >= 0;
+}
 
 export const manifestSchema = z.strictObject({
   format: z.literal(1),
   generator: z.literal('inventory-mirror'),
-  files: z.record(z.string(), z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.int().min(0) })),
+  files: recordOf(isManifestEntry),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
-export type ManifestEntry = Manifest['files'][string];
 
 export function sha256(bytes: Buffer): string {
   return hash('sha256', bytes, 'hex');
