@@ -8,7 +8,7 @@
  * folder the previous snapshot did not have moves into place with a single rename.
  */
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fs from 'fs-extra';
 import { OutputError } from '../errors.js';
 import { signsManifest } from '../sign/signature.js';
@@ -87,9 +87,11 @@ export class SnapshotWriter {
   readonly #madeDirs = new Set<string>();
   /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
   readonly #listed: Set<string> | undefined;
+  readonly #tree: string;
 
   private constructor(dir: string, previous: Manifest | undefined, fresh: boolean, listed: Set<string> | undefined) {
     this.#dir = dir;
+    this.#tree = join(stagingDir(dir), TREE);
     this.#previous = previous;
     this.#fresh = fresh;
     this.#listed = listed;
@@ -122,13 +124,12 @@ export class SnapshotWriter {
       this.#staged.delete(path);
       return;
     }
-    const target = join(stagingDir(this.#dir), TREE, path);
-    const parent = dirname(target);
+    const parent = path.slice(0, Math.max(0, path.lastIndexOf('/')));
     if (!this.#madeDirs.has(parent)) {
-      await fs.mkdir(parent, { recursive: true });
+      await fs.mkdir(this.#inTree(parent), { recursive: true });
       this.#madeDirs.add(parent);
     }
-    await fs.writeFile(target, bytes);
+    await fs.writeFile(this.#inTree(path), bytes);
     this.#staged.add(path);
   }
 
@@ -151,7 +152,7 @@ export class SnapshotWriter {
    * manifest. Undefined when neither (a published file altered on disk).
    */
   async read(path: string): Promise<Buffer | undefined> {
-    if (this.#staged.has(path)) return fs.readFile(join(stagingDir(this.#dir), TREE, path));
+    if (this.#staged.has(path)) return fs.readFile(this.#inTree(path));
     const entry = this.#entries.get(path) ?? this.#previous?.files[path];
     if (!entry) return undefined;
     const bytes = await fs.readFile(join(this.#dir, path)).catch(() => undefined);
@@ -207,6 +208,14 @@ export class SnapshotWriter {
   /** Drops everything staged; the folder keeps its snapshot. */
   async discard(): Promise<void> {
     await fs.rm(stagingDir(this.#dir), { recursive: true, force: true });
+  }
+
+  /**
+   * Where `path` of the snapshot is staged. Joined by hand: snapshot paths are ours, relative and
+   * already normal (see paths.ts), and path.join's normalising cost 0.1 s over a 36k-file sync.
+   */
+  #inTree(path: string): string {
+    return path ? `${this.#tree}/${path}` : this.#tree;
   }
 
   /** Whether the published file at `path` is still there, with `size` bytes unless listings stand in. */
