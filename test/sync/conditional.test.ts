@@ -94,5 +94,30 @@ describe('conditional requests', () => {
     expect(readFileSync(file).equals(good)).toBe(true);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   });
+
+  it('a list item that changes while its record answers 304 is checked against the record again', async () => {
+    const upstream = await useUpstream({ scale: 20 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const list = JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] };
+    const victim = list.servers[1]!;
+    const altered = { ...list, servers: list.servers.map((s) => (s.id === victim.id ? { ...s, name: 'renamed-in-the-list-only' } : s)) };
+    upstream.override('/servers.json', { status: 200, body: JSON.stringify(altered) });
+    const second = await syncInto(upstream, out);
+    expect(second.notModified).toBe(second.requests - 1);
+    expect(second.warnings).toContainEqual(expect.objectContaining({ resource: 'servers', id: victim.id, field: 'name' }));
+    expect(second.warnings.filter((w) => w.resource === 'servers' && w.id !== victim.id && w.field === 'name')).toEqual([]);
+
+    upstream.override('/servers.json', undefined);
+    const third = await syncInto(upstream, out);
+    expect(third.warnings.filter((w) => w.resource === 'servers' && w.id === victim.id)).toEqual([]);
+    expect(await snapshotData(out)).toEqual(await snapshotData(await freshSync(upstream)));
+  });
 });
+
+async function freshSync(upstream: Parameters<typeof syncInto>[0]): Promise<string> {
+  const dir = tempDir();
+  await syncInto(upstream, dir);
+  return dir;
+}
 
