@@ -17,9 +17,10 @@ import { readManifest } from '../publish/apply.js';
 import { currentBootId } from '../publish/boot.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
-import { CHANGES_FILE } from '../publish/paths.js';
+import { sha256, type Manifest } from '../publish/manifest.js';
+import { CHANGES_FILE, REDACTION_FILE } from '../publish/paths.js';
 import { SnapshotWriter, type PublishResult } from '../publish/writer.js';
-import type { RedactPolicy } from '../redact/policy.js';
+import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signManifest } from '../sign/signature.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
@@ -116,7 +117,9 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     const bootId = currentBootId();
     let summary: { pulled: Pulled; records: Record<ResourceName, number>; changes: ChangeSet; result: PublishResult };
 
-    const cache = previous ? await readHttpCache(options.out) : new Map<string, CacheEntry>();
+    // The cache's validators stand for bodies as published under the previous snapshot's
+    // redaction policy: a 304 under another policy would keep a file the new one must change.
+    const cache = previous && samePolicy(previous, options.redact) ? await readHttpCache(options.out) : new Map<string, CacheEntry>();
     const writer = await SnapshotWriter.open(options.out, previous, { sameBoot: await syncedInBoot(options.out, bootId) });
     try {
       const pulled = await pull({
@@ -180,6 +183,11 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     await client.close();
     await lock.release();
   }
+}
+
+/** Whether `previous` was published under `redact` (its _meta/redaction.json is the one `redact` makes). */
+function samePolicy(previous: Manifest, redact: RedactPolicy | undefined): boolean {
+  return previous.files[REDACTION_FILE]?.sha256 === (isRedacting(redact) ? sha256(encodeRedaction(redact)) : undefined);
 }
 
 /** Every file of the new snapshot, for the offline page, which shows every record. */

@@ -13,7 +13,7 @@ import { maskUrlCredentials, redactRecord, redactWarnings } from '../../src/reda
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { allBytes } from '../helpers/tree.js';
+import { allBytes, snapshotData } from '../helpers/tree.js';
 import { upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const upstream = await useUpstream({ scale: 40 });
@@ -128,4 +128,29 @@ describe('a redacted sync', () => {
     const tar = gunzipSync(readFileSync(archive)).toString('latin1');
     for (const value of Object.values(secrets)) expect(tar).not.toContain(value);
   });
+
+  it('a policy added, changed or removed between syncs applies to every file at once, 304 or not', async () => {
+    const { body } = (await upstreamGet(upstream, '/servers.json')) as { body: { servers: Record<string, unknown>[] } };
+    const first = body.servers[0]!;
+    const server = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(first.id as string)}.json`)).body as { server: Record<string, unknown> }).server;
+    const ip = '10.199.88.77';
+    upstream.putRecord('servers', { ...server, id: server.id as string, ip });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    expect(await allBytes(out)).toContain(ip);
+
+    const dropIp = parseConfig({ redact: { servers: { drop: ['ip'] } } }, 'test').redact;
+    await syncInto(upstream, out, { redact: dropIp });
+    expect(await allBytes(out)).not.toContain(ip);
+    const fresh = tempDir();
+    await syncInto(upstream, fresh, { redact: dropIp });
+    expect(await snapshotData(out)).toEqual(await snapshotData(fresh));
+
+    await syncInto(upstream, out);
+    expect(await allBytes(out)).toContain(ip);
+    const plain = tempDir();
+    await syncInto(upstream, plain);
+    expect(await snapshotData(out)).toEqual(await snapshotData(plain));
+  });
 });
+
