@@ -21,8 +21,6 @@ export const cacheEntrySchema = z.strictObject({
   warnings: z.array(warningSchema).optional(),
   /** Warnings from checking it against other records (its list item, its list). */
   checks: z.array(warningSchema).optional(),
-  /** Digest of the list item a single record was checked against. */
-  item: z.string().optional(),
 });
 
 export type CacheEntry = z.infer<typeof cacheEntrySchema>;
@@ -42,7 +40,7 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   if (!isPlainObject(value)) return false;
   for (const key in value) {
     const field = value[key];
-    if (key === 'etag' || key === 'lastModified' || key === 'item') {
+    if (key === 'etag' || key === 'lastModified') {
       if (typeof field !== 'string') return false;
     } else if (key === 'warnings' || key === 'checks') {
       if (!Array.isArray(field) || !field.every(isWarning)) return false;
@@ -51,7 +49,8 @@ export function isCacheEntry(value: unknown): value is CacheEntry {
   return true;
 }
 
-const cacheSchema = z.strictObject({ format: z.literal(1), responses: recordOf(isCacheEntry) });
+/** Format 2: entries no longer carry a digest of their list item (format 1 did). */
+const cacheSchema = z.strictObject({ format: z.literal(2), responses: recordOf(isCacheEntry) });
 export type HttpCache = Map<string, CacheEntry>;
 
 /** The folder's cache; empty when absent or unreadable (the sync then fetches everything). */
@@ -78,7 +77,7 @@ export async function writeHttpCache(dir: string, cache: HttpCache, previous?: H
   if (previous && sameCache(cache, previous)) return;
   const path = join(dir, HTTP_CACHE_FILE);
   const responses = Object.fromEntries([...cache].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const bytes = Buffer.from(JSON.stringify({ format: 1, responses }));
+  const bytes = Buffer.from(JSON.stringify({ format: 2, responses }));
   const existing = await fs.readFile(path).catch(() => undefined);
   if (existing?.equals(bytes)) return;
   await fs.mkdir(join(dir, '_meta'), { recursive: true });

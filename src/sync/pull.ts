@@ -8,13 +8,12 @@
  * record; its list, for a view), and the warnings it raised are replayed from the cache;
  * otherwise the published file is read and checked again.
  */
-import { hash } from 'node:crypto';
 import { RequestError, ValidationError } from '../errors.js';
 import type { CacheEntry, HttpCache } from '../fetch/cache.js';
 import type { Client, Validators } from '../fetch/client.js';
 import { planViews, type ViewKey } from '../index/views.js';
 import type { FilterSettings } from '../config/schema.js';
-import { encodeJson } from '../publish/json.js';
+import { encodeJson, sameJson } from '../publish/json.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactBody, redactRecord, redactWarnings } from '../redact/redact.js';
@@ -88,10 +87,6 @@ function perResource<T>(make: (resource: ResourceName) => T): Record<ResourceNam
   return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make(r)])) as Record<ResourceName, T>;
 }
 
-/** A short digest of a list item as published, to tell whether its single record's checks still hold. */
-function itemDigest(resource: ResourceName, item: RawRecord, redact: RedactPolicy | undefined): string {
-  return hash('md5', JSON.stringify(redactRecord(resource, item, redact)), 'base64');
-}
 
 /** Pulls and validates the whole inventory into `sink`. Throws on the first structural fault. */
 export async function pull({ client, sink, filters, onPlanned, cache = new Map(), redact, maxRecords = Infinity, concurrency = 16 }: PullOptions): Promise<Pulled> {
@@ -109,7 +104,7 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
    * validators, so a 304 next time replays them: `own` are the body's own, `checks` those
    * against other records, which a changed list makes stale.
    */
-  const remember = (path: string, validators: Validators, found: { own?: Warning[]; checks?: Warning[]; item?: string | undefined }): void => {
+  const remember = (path: string, validators: Validators, found: { own?: Warning[]; checks?: Warning[] }): void => {
     const own = redactWarnings(found.own ?? [], redact);
     const checks = redactWarnings(found.checks ?? [], redact);
     warnings.push(...own, ...checks);
@@ -119,7 +114,6 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     if (validators.lastModified) entry.lastModified = validators.lastModified;
     if (own.length) entry.warnings = own;
     if (checks.length) entry.checks = checks;
-    if (found.item) entry.item = found.item;
     nextCache.set(path, entry);
   };
   /** Keeps a 304's cache entry as it is, replaying its warnings (redacted when they were stored). */
@@ -179,6 +173,21 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
   const viewKeys = planViews(perResource((r) => lists[r].records), filters);
   onPlanned?.(RESOURCE_NAMES.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].records.length, 0) + viewKeys.length);
 
+  // A record the service answers 304 for was checked against its list item as the previous
+  // snapshot published it; where the list changed, that item is compared with the new one.
+  const publishedItems = perResource<Map<string, RawRecord> | undefined>(() => undefined);
+  for (const resource of RESOURCE_NAMES) {
+    if (!lists[resource].changed || cache.size === 0) continue;
+    const before = await stored(listFile(resource), (body) => listRecords(body, resource, listPath(resource)));
+    if (before) publishedItems[resource] = new Map(before.map((record) => [record.id, record]));
+  }
+  /** Whether the list item of a record is the one the previous snapshot published (so its checks still hold). */
+  const itemUnchanged = (resource: ResourceName, item: RawRecord): boolean => {
+    if (!lists[resource].changed) return true;
+    const before = publishedItems[resource]?.get(item.id);
+    return before !== undefined && sameJson(before, redactRecord(resource, item, redact));
+  };
+
   /** The checks of a single record against its list item, on the forms as published. */
   const crossChecks = (resource: ResourceName, item: RawRecord, record: RawRecord): Warning[] => {
     const published = redactRecord(resource, record, redact) as RawRecord;
@@ -196,19 +205,18 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     // The appserver's server is checked on its list item (which must agree with the single
     // view, else that is reported), so it holds without reading the record.
     if (resource === 'appservers') warnings.push(...redactWarnings(appserverServerWarnings(item, serverIds), redact));
-    const digest = lists[resource].changed ? itemDigest(resource, item, redact) : undefined;
     let result = await get(path, check);
     if (result.status === 304) {
       const { entry } = result;
       // Unchanged record, unchanged list item: every check still holds, no need to read it.
-      if ((digest === undefined || entry.item === digest) && (await sink.keep(file, owner))) {
+      if (itemUnchanged(resource, item) && (await sink.keep(file, owner))) {
         reuse(path, entry);
         return;
       }
       // Unchanged record, changed list item: check it again against the published file.
       const value = await stored(file, check);
       if (value && (await sink.keep(file, owner))) {
-        remember(path, entry, { own: entry.warnings, checks: crossChecks(resource, item, value.record), item: digest ?? entry.item });
+        remember(path, entry, { own: entry.warnings, checks: crossChecks(resource, item, value.record) });
         return;
       }
       result = await get(path, check, false);
@@ -219,7 +227,7 @@ export async function pull({ client, sink, filters, onPlanned, cache = new Map()
     }
     if (result.status !== 200) throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered 304 to a request that was not conditional`, { status: 304 });
     const { body, record } = result.value;
-    remember(path, result.validators, { own: fieldWarnings(resource, 'single', record), checks: crossChecks(resource, item, record), item: digest ?? itemDigest(resource, item, redact) });
+    remember(path, result.validators, { own: fieldWarnings(resource, 'single', record), checks: crossChecks(resource, item, record) });
     await sink.put(file, encodeJson(redactBody(resource, body, redact)), owner);
   };
 

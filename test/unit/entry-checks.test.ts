@@ -33,7 +33,8 @@ const manifestSamples: unknown[] = [
 const cacheSamples: unknown[] = [
   {},
   { etag: 'W/"1"' },
-  { etag: 'W/"1"', lastModified: 'Sat, 21 Nov 2026 06:00:00 GMT', item: 'abc' },
+  { etag: 'W/"1"', lastModified: 'Sat, 21 Nov 2026 06:00:00 GMT' },
+  { etag: 'W/"1"', item: 'abc' },
   { etag: 'W/"1"', warnings: [WARNING], checks: [WARNING, WARNING] },
   { warnings: [] },
   { etag: 1 },
