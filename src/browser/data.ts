@@ -7,6 +7,7 @@
 import { CHANGES_FILE, listFile, recordFile } from '../publish/paths.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../publish/json.js';
+import { isPlainObject } from '../util/json-value.js';
 
 /** About this many records per detail bucket: small scripts, few files. */
 const RECORDS_PER_BUCKET = 200;
@@ -24,19 +25,18 @@ export function bucketOf(id: string, buckets: number): number {
   return hash % buckets;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 
 function listOf(files: ReadonlyMap<string, Buffer>, resource: ResourceName): Record<string, unknown>[] {
   const body = decodeJson(files.get(listFile(resource)));
-  const records = isObject(body) ? body[resource] : undefined;
-  return Array.isArray(records) ? records.filter(isObject).filter((r) => typeof r.id === 'string') : [];
+  const records = isPlainObject(body) ? body[resource] : undefined;
+  return Array.isArray(records) ? records.filter(isPlainObject).filter((r) => typeof r.id === 'string') : [];
 }
 
 /** The newest entry of `_meta/changes.json`, read defensively (absent or odd: undefined). */
 export function lastChange(files: ReadonlyMap<string, Buffer>): Record<string, unknown> | undefined {
   const body = decodeJson(files.get(CHANGES_FILE));
-  const entries = isObject(body) && Array.isArray(body.changes) ? body.changes.filter(isObject) : [];
+  const entries = isPlainObject(body) && Array.isArray(body.changes) ? body.changes.filter(isPlainObject) : [];
   let newest: Record<string, unknown> | undefined;
   for (const entry of entries) if (typeof entry.at === 'string' && (!newest || entry.at > (newest.at as string))) newest = entry;
   return newest;
@@ -62,7 +62,7 @@ export function browserData(files: ReadonlyMap<string, Buffer>): Map<string, str
     for (const item of records) {
       const id = item.id as string;
       const single = decodeJson(files.get(recordFile(resource, id)));
-      const record = isObject(single) && isObject(single[RESOURCES[resource].singular]) ? single[RESOURCES[resource].singular] : item;
+      const record = isPlainObject(single) && isPlainObject(single[RESOURCES[resource].singular]) ? single[RESOURCES[resource].singular] : item;
       grouped[bucketOf(id, buckets)]![id] = record;
     }
     grouped.forEach((records, n) => out.set(bucketFile(resource, n), `IM_RECORDS(${JSON.stringify(resource)},${n},${JSON.stringify(records)});\n`));

@@ -7,6 +7,7 @@
 import { RESOURCE_NAMES, RESOURCES, isResourceName, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../publish/json.js';
 import { decodeSegment } from '../publish/paths.js';
+import { isPlainObject } from '../util/json-value.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
 export interface FieldChange {
@@ -88,20 +89,15 @@ function nameId(path: string): string | undefined {
   return name === undefined ? undefined : decodeSegment(name);
 }
 
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The record inside a single-record body (`{"server": {...}}`), else the body itself. */
 function recordOf(resource: ResourceName, body: unknown): unknown {
-  return isObject(body) && isObject(body[RESOURCES[resource].singular]) ? body[RESOURCES[resource].singular] : body;
+  return isPlainObject(body) && isPlainObject(body[RESOURCES[resource].singular]) ? body[RESOURCES[resource].singular] : body;
 }
 
 /** The id from the record's `id` field when the file was read, else from its file name. */
 function idOf(resource: ResourceName, path: string, body: unknown): string {
   const record = recordOf(resource, body);
-  if (isObject(record) && typeof record.id === 'string') return record.id;
+  if (isPlainObject(record) && typeof record.id === 'string') return record.id;
   return nameId(path) ?? RECORD_FILE.exec(path)?.[2] ?? path;
 }
 
@@ -115,7 +111,7 @@ function childPath(parent: string, key: string | number): string {
 
 /** The fields that differ between two JSON values, with nested paths such as `instances[2].version`. */
 export function diffValues(before: unknown, after: unknown, path = ''): FieldChange[] {
-  if (isObject(before) && isObject(after)) {
+  if (isPlainObject(before) && isPlainObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((key) => {
       const sub = childPath(path, key);

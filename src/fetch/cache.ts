@@ -9,7 +9,8 @@ import { z } from 'zod';
 import fs from 'fs-extra';
 import { decodeJsonAs } from '../publish/json.js';
 import { HTTP_CACHE_FILE } from '../publish/paths.js';
-import { isPlainObject, recordOf } from '../util/record-of.js';
+import { isPlainObject } from '../util/json-value.js';
+import { recordOf } from '../util/record-of.js';
 
 const warningSchema = z.strictObject({ resource: z.string(), id: z.string(), field: z.string(), message: z.string() });
 const WARNING_KEYS = Object.keys(warningSchema.shape);

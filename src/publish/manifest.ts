@@ -4,7 +4,8 @@
  */
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { isPlainObject, recordOf } from '../util/record-of.js';
+import { isPlainObject } from '../util/json-value.js';
+import { recordOf } from '../util/record-of.js';
 import { decodeJsonAs, encodeJson } from './json.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;

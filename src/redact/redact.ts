@@ -4,6 +4,7 @@
  * policy come out byte-identical.
  */
 import { RESOURCES, type ResourceName } from '../spec/resources.js';
+import { isPlainObject } from '../util/json-value.js';
 import type { Warning } from '../validate/warnings.js';
 import { hasRules, type RedactPolicy, type ResourcePolicy } from './policy.js';
 
@@ -22,7 +23,6 @@ function parsePath(path: string): Segment[] {
   return path.split('.').map((part) => (part.endsWith('[]') ? { key: part.slice(0, -2), each: true } : { key: part, each: false }));
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const CREDENTIAL_PARAMS = 'user|username|userid|uid|password|passwd|pass|pwd|secret|token';
 
@@ -43,7 +43,7 @@ function transform(value: unknown, op: Exclude<Op, 'drop'>): unknown {
 }
 
 function apply(value: unknown, segments: Segment[], op: Op): unknown {
-  if (!isObject(value)) return value;
+  if (!isPlainObject(value)) return value;
   const [head, ...rest] = segments;
   if (!head || !Object.hasOwn(value, head.key)) return value;
   const out = { ...value };
@@ -75,11 +75,11 @@ export function redactRecord(resource: ResourceName, record: unknown, policy: Re
  * envelope are kept as they are.
  */
 export function redactBody(resource: ResourceName, body: unknown, policy: RedactPolicy | undefined): unknown {
-  if (!hasRules(policy?.[resource]) || !isObject(body)) return body;
+  if (!hasRules(policy?.[resource]) || !isPlainObject(body)) return body;
   const out = { ...body };
   if (Array.isArray(out[resource])) out[resource] = (out[resource] as unknown[]).map((r) => redactRecord(resource, r, policy));
   const singular = RESOURCES[resource].singular;
-  if (isObject(out[singular])) out[singular] = redactRecord(resource, out[singular], policy);
+  if (isPlainObject(out[singular])) out[singular] = redactRecord(resource, out[singular], policy);
   return out;
 }
 

@@ -5,10 +5,7 @@
  * zod schema still gives the type, and a test holds each predicate to its schema's verdicts.
  */
 import { z } from 'zod';
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from './json-value.js';
 
 /** A record whose every value passes `isEntry`. */
 export function recordOf<T>(isEntry: (value: unknown) => value is T) {

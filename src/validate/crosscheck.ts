@@ -4,11 +4,8 @@
  */
 import type { RawRecord } from '../spec/schemas.js';
 import type { ResourceName } from '../spec/resources.js';
+import { isPlainObject } from '../util/json-value.js';
 import { preview, type Warning } from './warnings.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * Paths where `list` and `single` disagree. The single view may add fields (at any depth, e.g.

@@ -6,11 +6,8 @@
 import { ValidationError } from '../errors.js';
 import { BodyFault } from '../fetch/client.js';
 import type { RawRecord } from '../spec/schemas.js';
+import { isPlainObject } from '../util/json-value.js';
 import { preview } from './warnings.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;

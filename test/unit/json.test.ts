@@ -1,6 +1,6 @@
 /** sameJson: equality of parsed JSON values, used to tell whether a list item is the one published before. */
 import { describe, expect, it } from 'vitest';
-import { sameJson } from '../../src/publish/json.js';
+import { sameJson } from '../../src/util/json-value.js';
 
 describe('sameJson', () => {
   it('ignores object key order but not array order, and tells types apart', () => {
