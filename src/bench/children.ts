@@ -1,7 +1,7 @@
 /**
  * The bench's child processes: each runs in its own process group so that a timeout, a failure
  * or Ctrl-C of the bench ends it and everything it started (curl, xargs, the sync under
- * /usr/bin/time), by id; wall time and peak RSS are measured from outside.
+ * /usr/bin/time), by id; wall time, peak RSS and CPU time are measured from outside.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,6 +19,8 @@ export interface ChildResult {
   wallMs: number;
   /** Peak resident set size in bytes, when measured. */
   peakRssBytes?: number;
+  /** CPU time in user and kernel mode, all threads, when measured through /usr/bin/time. */
+  cpuMs?: { user: number; system: number };
   timedOut: boolean;
 }
 
@@ -26,8 +28,11 @@ export interface ChildOptions {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs: number;
-  /** Measure peak RSS: through /usr/bin/time -v when present, else by polling /proc VmHWM. */
-  measureRss?: boolean;
+  /**
+   * Measure peak RSS and CPU time: through /usr/bin/time -v when present, else peak RSS alone by
+   * polling /proc VmHWM.
+   */
+  measure?: boolean;
 }
 
 /** Ends a child and its process group; quiet when it is already gone. */
@@ -54,10 +59,15 @@ export function startChild(command: string, args: string[], options: { env: Node
   return child;
 }
 
-/** The "Maximum resident set size (kbytes)" line of `/usr/bin/time -v`, in bytes. */
-export function parseTimeRss(stderr: string): number | undefined {
-  const match = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-  return match ? Number(match[1]) * 1024 : undefined;
+/** Peak RSS in bytes and CPU time in ms from the report of `/usr/bin/time -v`. */
+export function parseTimeReport(stderr: string): Pick<ChildResult, 'peakRssBytes' | 'cpuMs'> {
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+  const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+  const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+  return {
+    ...(rss ? { peakRssBytes: Number(rss[1]) * 1024 } : {}),
+    ...(user && system ? { cpuMs: { user: Math.round(Number(user[1]) * 1000), system: Math.round(Number(system[1]) * 1000) } } : {}),
+  };
 }
 
 function readHwm(pid: number): number | undefined {
@@ -71,7 +81,7 @@ function readHwm(pid: number): number | undefined {
 
 /** Runs a command to its end (or its timeout), timed by wall clock. */
 export function runChild(command: string, args: string[], options: ChildOptions): Promise<ChildResult> {
-  const useTime = options.measureRss === true && existsSync(TIME_BIN);
+  const useTime = options.measure === true && existsSync(TIME_BIN);
   const [bin, argv] = useTime ? [TIME_BIN, ['-v', command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -88,7 +98,7 @@ export function runChild(command: string, args: string[], options: ChildOptions)
     }, options.timeoutMs);
     let polledRss: number | undefined;
     const poll =
-      options.measureRss && !useTime
+      options.measure && !useTime
         ? setInterval(() => {
             const hwm = child.pid === undefined ? undefined : readHwm(child.pid);
             if (hwm !== undefined) polledRss = Math.max(polledRss ?? 0, hwm);
@@ -103,8 +113,8 @@ export function runChild(command: string, args: string[], options: ChildOptions)
       clearTimeout(timer);
       clearInterval(poll);
       const wallMs = Math.round(performance.now() - started);
-      const peakRssBytes = useTime ? parseTimeRss(stderr) : polledRss;
-      resolve({ code, stdout, stderr, wallMs, timedOut, ...(peakRssBytes === undefined ? {} : { peakRssBytes }) });
+      const measured = useTime ? parseTimeReport(stderr) : polledRss === undefined ? {} : { peakRssBytes: polledRss };
+      resolve({ code, stdout, stderr, wallMs, timedOut, ...measured });
     });
   });
 }

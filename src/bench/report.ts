@@ -15,6 +15,8 @@ export interface FloorResult {
   bytes: number;
   files: number;
   requestsPerSecond: number;
+  /** CPU time of the best run (user, kernel), when /usr/bin/time could measure it. */
+  cpuMs?: { user: number; system: number } | undefined;
 }
 
 /** One `sync` run of the real CLI, from outside (wall, RSS) and from its _meta/last-sync.json. */
@@ -28,6 +30,11 @@ export interface SyncRun {
   removed: number;
   unchanged: number;
   peakRssMB: number | undefined;
+  /**
+   * CPU time (user, kernel) when /usr/bin/time could measure it. The user time is what the sync's
+   * own work costs; the kernel time is mostly creating files, which swings with the machine.
+   */
+  cpuMs?: { user: number; system: number } | undefined;
 }
 
 /** The best of several runs of the same sync (into empty folders, or a re-sync), with every run's wall time. */
@@ -91,6 +98,7 @@ export function formatTable(header: string[], rows: (string | number | undefined
 
 const seconds = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : `${(ms / 1000).toFixed(2)} s`);
 const mb = (value: number | undefined): string | undefined => (value === undefined ? undefined : `${value} MB`);
+const cpu = (ms: { user: number; system: number } | undefined): string | undefined => (ms === undefined ? undefined : `${(ms.user / 1000).toFixed(2)} + ${(ms.system / 1000).toFixed(2)} s`);
 const times = (value: number | undefined): string | undefined => (value === undefined ? undefined : `${value.toFixed(2)}×`);
 
 function verdict(value: number | undefined, target: number, atMost: boolean): string {
@@ -122,14 +130,15 @@ export function formatReport(results: BenchResults): string {
   const run = (label: string, sync: SyncRun | undefined, note: string): (string | number | undefined)[] => [
     label,
     seconds(sync?.wallMs),
+    cpu(sync?.cpuMs),
     sync?.requests,
     sync?.written,
     mb(sync?.peakRssMB),
     sync ? note : 'not run',
   ];
   const rows: (string | number | undefined)[][] = [];
-  if (results.floorA) rows.push(['floor (a): fetch, discard bodies', seconds(results.floorA.bestMs), results.floorA.requests, 0, undefined, floorNote(results.floorA)]);
-  if (results.floorB) rows.push(['floor (b): fetch, one new file each', seconds(results.floorB.bestMs), results.floorB.requests, results.floorB.files, undefined, floorNote(results.floorB)]);
+  if (results.floorA) rows.push(['floor (a): fetch, discard bodies', seconds(results.floorA.bestMs), cpu(results.floorA.cpuMs), results.floorA.requests, 0, undefined, floorNote(results.floorA)]);
+  if (results.floorB) rows.push(['floor (b): fetch, one new file each', seconds(results.floorB.bestMs), cpu(results.floorB.cpuMs), results.floorB.requests, results.floorB.files, undefined, floorNote(results.floorB)]);
   rows.push(run('sync into an empty folder', results.sync, results.sync ? `${bestOf(results.sync.runsMs)}, in-process ${seconds(results.sync.durationMs)}` : ''));
   rows.push(run('re-sync, no change upstream', results.resync, results.resync ? `${bestOf(results.resync.runsMs)}, ${results.resync.notModified} not modified (304)` : ''));
   const mutation = results.mutation;
@@ -141,9 +150,9 @@ export function formatReport(results: BenchResults): string {
     ),
   );
   const script = results.script;
-  if (script && 'skipped' in script) rows.push(['curl + jq + xargs script', undefined, undefined, undefined, undefined, `skipped: ${script.skipped}`]);
-  else if (script) rows.push(['curl + jq + xargs script', seconds(script.wallMs), undefined, script.files, undefined, `does ${script.caveats}`.replace('does no', 'no')]);
-  out.push(formatTable(['step', 'wall', 'requests', 'files written', 'peak RSS', 'note'], rows));
+  if (script && 'skipped' in script) rows.push(['curl + jq + xargs script', undefined, undefined, undefined, undefined, undefined, `skipped: ${script.skipped}`]);
+  else if (script) rows.push(['curl + jq + xargs script', seconds(script.wallMs), undefined, undefined, script.files, undefined, `does ${script.caveats}`.replace('does no', 'no')]);
+  out.push(formatTable(['step', 'wall', 'CPU user + kernel', 'requests', 'files written', 'peak RSS', 'note'], rows));
   out.push('');
 
   const { ratios } = results;

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { runChild, stopAllChildren } from './children.js';
+import { runChild, stopAllChildren, type ChildResult } from './children.js';
 import type { FloorReport } from './floor.js';
 import { describeMachine } from './machine.js';
 import { formatReport, ratio, type BenchResults, type BestSyncRun, type FloorResult, type ScalingRow, type SyncRun } from './report.js';
@@ -145,18 +145,18 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     if (child.code !== 0) throw new Error(`warm-up pass exited with ${child.code}: ${lastError(child.stderr)}`);
   };
 
-  type FloorRun = FloorReport & { wallMs: number };
+  type FloorRun = FloorReport & { wallMs: number; cpuMs: ChildResult['cpuMs'] };
   // Folders written by timed steps are removed only at the end: deleting tens of thousands of
   // files keeps the disk busy (ext4 with discard here) well into whatever step runs next.
   const floorOnce = async (url: string, concurrency: number, write: boolean, step: string): Promise<FloorRun> => {
     log(step);
     const dir = join(tmp, `floor-${++runs}`);
-    const child = await runChild(process.execPath, [FLOOR, '--base-url', url, '--concurrency', String(concurrency), ...(write ? ['--write', dir] : [])], { env, timeoutMs: left(step) });
+    const child = await runChild(process.execPath, [FLOOR, '--base-url', url, '--concurrency', String(concurrency), ...(write ? ['--write', dir] : [])], { env, timeoutMs: left(step), measure: true });
     if (child.timedOut) throw new OutOfTime(step);
     if (child.code !== 0) throw new Error(`${step} exited with ${child.code}: ${lastError(child.stderr)}`);
     const report = JSON.parse(child.stdout) as FloorReport;
     if (report.errors > 0) throw new Error(`${step}: ${report.errors} of ${report.requests} requests did not answer 200`);
-    return { ...report, wallMs: child.wallMs };
+    return { ...report, wallMs: child.wallMs, cpuMs: child.cpuMs };
   };
   const bestFloor = (concurrency: number, reports: FloorRun[]): FloorResult => {
     const best = reports.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
@@ -168,6 +168,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       bytes: best.bytes,
       files: best.files,
       requestsPerSecond: Math.round((best.requests / best.wallMs) * 1000),
+      cpuMs: best.cpuMs,
     };
   };
   /** The fastest run, with the highest peak RSS of them all: memory is judged by the worst run. */
@@ -186,7 +187,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       env,
       cwd: tmp,
       timeoutMs: left(step),
-      measureRss: true,
+      measure: true,
     });
     if (child.timedOut) throw new OutOfTime(step);
     if (child.code !== 0) throw new Error(`${step}: sync exited with ${child.code}: ${lastError(child.stderr)}`);
@@ -205,6 +206,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       removed: last.files.removed,
       unchanged: last.files.unchanged,
       peakRssMB: toMB(child.peakRssBytes),
+      cpuMs: child.cpuMs,
     };
   };
 

@@ -1,6 +1,6 @@
 /** Smoke test of `npm run bench`: a tiny --quick run of the built bench writes every figure to its JSON. No timing checks. */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
@@ -32,6 +32,9 @@ test('bench --quick --scale 300 measures the floors, a sync and a no-change re-s
   }
   expect(results.sync.runsMs).toHaveLength(3);
   expect(results.resync.runsMs).toHaveLength(3);
+  if (existsSync('/usr/bin/time')) {
+    for (const run of [results.floorA, results.floorB, results.sync, results.resync]) expect(run.cpuMs.user).toBeGreaterThan(0);
+  }
   expect(results.floorA.requests).toBe(results.sync.requests);
   expect(results.floorB.files).toBe(results.floorB.requests);
   expect(results.sync.written).toBeGreaterThan(results.records);
