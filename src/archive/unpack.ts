@@ -1,21 +1,27 @@
 /**
  * `unpack`: restores an archive into a folder. Entries go into a fresh temporary folder beside the
- * target, are checked against the archive's manifest (and signature, with a public key), and only
- * then is the whole folder moved into place. The target must be absent, empty, or a published
- * snapshot, which is replaced; a folder holding anything else (files outside its manifest, a
+ * target and are checked against the archive's manifest (and signature, with a public key). Only
+ * then does the snapshot land: a new folder is moved into place whole; an existing snapshot is
+ * replaced through the publish journal, as a sync replaces it, so a crash at any moment leaves the
+ * old or the new snapshot and files the two share are not rewritten. The target must be absent,
+ * empty, or a published snapshot; a folder holding anything else (files outside its manifest, a
  * `.git`) is refused, so nothing that is not a snapshot is ever lost.
  */
 import { createWriteStream } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import fs from 'fs-extra';
 import { OutputError, VerifyError } from '../errors.js';
-import { acquireLock, type Lock } from '../publish/lock.js';
 import { readManifest } from '../publish/apply.js';
+import { recover } from '../publish/journal.js';
+import { acquireLock, type Lock } from '../publish/lock.js';
+import { encodeManifest, parseManifest } from '../publish/manifest.js';
+import { HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../publish/paths.js';
+import { SnapshotWriter } from '../publish/writer.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signatureProblem } from '../sign/signature.js';
 import { verifyFolder } from '../verify/verify.js';
 import { compareArchive, reportLines } from './check.js';
-import { ArchiveError, readArchive } from './read.js';
+import { ArchiveError, readArchive, type ArchiveContents } from './read.js';
 
 export interface UnpackOptions {
   /** The archive (absolute). */
@@ -75,7 +81,8 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
       const problem = signatureProblem(contents.manifest!, contents.signature, options.publicKey);
       if (problem) throw new VerifyError(`${file}: ${problem}; nothing was unpacked`, [problem]);
     }
-    await place(tmp, dir, target);
+    if (target.kind === 'snapshot') await replaceSnapshot(tmp, dir, file, contents);
+    else await place(tmp, dir, target);
     return { files: report.files, replaced: target.kind === 'snapshot' };
   } finally {
     await fs.rm(tmp, { recursive: true, force: true });
@@ -83,19 +90,28 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
   }
 }
 
+/** Moves the checked folder into place where there was no snapshot. */
 async function place(tmp: string, dir: string, target: Target): Promise<void> {
   if (target.kind === 'empty') await fs.rmdir(dir);
-  if (target.kind !== 'snapshot') {
-    await fs.rename(tmp, dir);
-    return;
-  }
-  const old = `${tmp}.old`;
-  await fs.rename(dir, old);
+  await fs.rename(tmp, dir);
+}
+
+/** Publishes the checked folder's snapshot over the one in `dir` (locked by the caller). */
+async function replaceSnapshot(tmp: string, dir: string, file: string, contents: ArchiveContents): Promise<void> {
+  const archived = parseManifest(contents.manifest!)!;
+  // The writer rebuilds the manifest from the files; the archive's own bytes (which its signature
+  // signs) must come out again, as they do for every archive `pack` made.
+  if (!encodeManifest(archived).equals(contents.manifest!)) throw new ArchiveError(file, 'its manifest is not in the form `inventory-mirror pack` writes; unpack it into a new folder instead');
+  await recover(dir);
+  // Validators of the replaced snapshot's responses would let the next sync keep files the
+  // archive changed; they go first, so a crash cannot leave them beside the new snapshot.
+  for (const runFile of [HTTP_CACHE_FILE, LAST_SYNC_FILE]) await fs.rm(join(dir, runFile), { force: true });
+  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
   try {
-    await fs.rename(tmp, dir);
+    for (const path of Object.keys(archived.files)) await writer.put(path, await fs.readFile(join(tmp, path)), path);
+    await writer.commit({ sign: contents.signature ? () => contents.signature! : undefined });
   } catch (error) {
-    await fs.rename(old, dir);
+    await writer.discard();
     throw error;
   }
-  await fs.rm(old, { recursive: true, force: true });
 }

@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { packSnapshot } from '../../src/archive/pack.js';
 import { unpackArchive } from '../../src/archive/unpack.js';
 import { verifyArchive } from '../../src/archive/verify.js';
-import { LAST_SYNC_FILE, MANIFEST_FILE } from '../../src/publish/paths.js';
+import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE } from '../../src/publish/paths.js';
 import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { treeState } from '../helpers/tree.js';
+import { snapshotData, treeState } from '../helpers/tree.js';
 import { useUpstream } from '../helpers/upstream.js';
 import { craftArchive } from './helpers.js';
 
@@ -94,6 +94,38 @@ describe('verify --archive and unpack', () => {
     writeFileSync(join(other, 'notes.txt'), 'mine');
     await expect(unpackArchive({ file, dir: other })).rejects.toThrow(/holds files outside its snapshot \(first: notes\.txt\)/);
     expect(readFileSync(join(other, 'notes.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('an older archive unpacked over a newer snapshot publishes through the journal, writing only what differs; the next sync brings it level', async () => {
+    const service = await useUpstream({ scale: 30 });
+    const older = join(tempDir(), 'older');
+    await syncInto(service, older);
+    const file = join(tempDir(), 'older.tar.gz');
+    await packSnapshot({ dir: older, out: file });
+    service.mutate({ seed: 9, share: 0.2 });
+    const dir = join(tempDir(), 'current');
+    await syncInto(service, dir);
+    const hashes = (folder: string): Record<string, { sha256: string }> => (JSON.parse(readFileSync(join(folder, MANIFEST_FILE), 'utf8')) as { files: Record<string, { sha256: string }> }).files;
+    const [oldFiles, newFiles] = [hashes(older), hashes(dir)];
+    const shared = Object.keys(newFiles).find((path) => path.startsWith('servers/') && oldFiles[path]?.sha256 === newFiles[path]!.sha256)!;
+    const differing = Object.keys(newFiles).filter((path) => oldFiles[path]?.sha256 !== newFiles[path]!.sha256);
+    expect(differing.length).toBeGreaterThan(0);
+    const before = (await treeState(dir)).get(shared);
+
+    expect((await unpackArchive({ file, dir })).replaced).toBe(true);
+    expect(await verifyFolder(dir)).toMatchObject({ missing: [], altered: [], extra: [] });
+    expect(readFileSync(join(dir, MANIFEST_FILE)).equals(readFileSync(join(older, MANIFEST_FILE)))).toBe(true);
+    // Files the two snapshots share are left as they were, not rewritten.
+    expect((await treeState(dir)).get(shared)).toEqual(before);
+    expect(existsSync(join(dir, LAST_SYNC_FILE))).toBe(false);
+    expect(existsSync(join(dir, HTTP_CACHE_FILE))).toBe(false);
+    expect(existsSync(join(dir, '.inventory-mirror', 'staging'))).toBe(false);
+
+    // The ETags of the replaced snapshot are gone with it: the next sync fetches what the archive changed.
+    await syncInto(service, dir);
+    const fresh = join(tempDir(), 'fresh');
+    await syncInto(service, fresh);
+    expect(await snapshotData(dir)).toEqual(await snapshotData(fresh));
   });
 
   it('names missing, altered and extra entries; unpack refuses such an archive and writes nothing', async () => {

@@ -130,6 +130,9 @@ describe('signed snapshots', { timeout: 30_000 }, () => {
     const noSig = await runCli(['verify', '--archive', unsigned, '--public-key', `${keys}.pub`]);
     expect(noSig.code).toBe(1);
     expect(noSig.stdout).toContain('signature: _meta/manifest.sig is missing');
+    // Over the unsigned snapshot it came from, the signature lands with the manifest it signs.
+    expect(await runCli(['unpack', archive, '--dir', out, '--public-key', `${keys}.pub`])).toMatchObject({ code: 0, stderr: '' });
+    expect((await runCli(['verify', '--dir', out, '--public-key', `${keys}.pub`])).code).toBe(0);
   });
 
   it('bad key files and flags are one-line usage/config errors (exit 2)', async () => {
