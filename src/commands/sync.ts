@@ -76,7 +76,10 @@ export function syncToken(plan: SyncPlan, io: CommandIo): string {
   return resolved.token;
 }
 
-/** After a successful sync: the --report file, then the git commit of exactly the snapshot when it changed. */
+/**
+ * After publishing, still under the folder's lock (so no other sync changes it in between): the
+ * --report file, then the git commit of exactly the snapshot when it changed.
+ */
 async function afterSync(plan: SyncPlan, result: SyncResult, io: CommandIo, quiet: boolean): Promise<void> {
   if (plan.report) await writeReport(plan.report, result.changes);
   if (!plan.config.git.commit) return;
@@ -88,7 +91,7 @@ async function afterSync(plan: SyncPlan, result: SyncResult, io: CommandIo, quie
 /** Runs a sync with the CLI's progress and log lines; prints nothing itself. */
 export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string, parsed: ParsedArgs, io: CommandIo, signal?: AbortSignal): Promise<SyncResult> {
   const quiet = Boolean(parsed.values.quiet);
-  const result = await runSync({
+  return runSync({
     baseUrl,
     token,
     out: plan.out,
@@ -104,9 +107,8 @@ export async function syncWithIo(plan: SyncPlan, baseUrl: string, token: string,
     changesKeep: plan.config.changes.keep,
     redact: plan.config.redact,
     browser: Boolean(parsed.values.browser) || plan.config.browser.enabled,
+    afterPublish: (published) => afterSync(plan, published, io, quiet),
   });
-  await afterSync(plan, result, io, quiet);
-  return result;
 }
 
 export const syncCommand: Command = {

@@ -50,6 +50,8 @@ export interface SyncOptions {
   redact?: RedactPolicy;
   /** Signs each published manifest into _meta/manifest.sig (written right after the manifest). */
   signKey?: LoadedKey;
+  /** Run after publishing, before the folder is unlocked (the git commit of the snapshot). */
+  afterPublish?: (result: SyncResult) => Promise<void>;
 }
 
 export interface SyncResult {
@@ -109,6 +111,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     onRetry: (path, reason, delay) => log(`retrying GET ${path} in ${delay} ms: ${reason}`),
     signal: options.signal,
   });
+  let published = false;
   try {
     if (lock.warning) log(`warning: ${lock.warning}`);
     const recovered = await recover(options.out);
@@ -154,6 +157,7 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
       await writer.discard();
       throw error;
     }
+    published = true;
     const { pulled, records, changes, result } = summary;
     const status = result.written.length || result.removed.length ? 'published' : 'unchanged';
     const outcome: SyncResult = {
@@ -174,10 +178,13 @@ export async function runSync(options: SyncOptions): Promise<SyncResult> {
     };
     await writeHttpCache(options.out, pulled.cache, cache);
     await writeLastSync(options.out, options.baseUrl, outcome, started, bootId);
+    // Still under the lock: what it records (a git commit) is what this sync published.
+    await options.afterPublish?.(outcome);
     return outcome;
   } catch (error) {
     progress.done();
-    if (!existed) await fs.rm(options.out, { recursive: true, force: true });
+    // A folder this sync created goes again on failure, unless a snapshot was published into it.
+    if (!existed && !published) await fs.rm(options.out, { recursive: true, force: true });
     throw error;
   } finally {
     await client.close();

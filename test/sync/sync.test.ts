@@ -1,13 +1,14 @@
 /**
  * The pipeline end to end: the real CLI against the real simulated service.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listPath, RESOURCE_NAMES, singlePath } from '../../src/spec/resources.js';
-import { isOutsideSnapshot } from '../../src/publish/paths.js';
-import { listFiles } from '../../src/verify/verify.js';
+import { isOutsideSnapshot, WORK_DIR } from '../../src/publish/paths.js';
+import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
+import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
 import { TOKEN, upstreamGet, useUpstream } from '../helpers/upstream.js';
@@ -130,5 +131,24 @@ describe('sync with config', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/sync\.concurrency: expected (int|number)/);
     expect(fs.existsSync(join(dir, 'out'))).toBe(false);
+  });
+});
+
+describe('after publishing', () => {
+  it('runs its hook (the git commit) while the folder is still locked, and a failing hook leaves the published snapshot in place', async () => {
+    const upstream = await useUpstream({ scale: 10 });
+    const out = join(tempDir(), 'new-folder');
+    let lockedDuringHook = false;
+    await expect(
+      syncInto(upstream, out, {
+        afterPublish: async () => {
+          lockedDuringHook = existsSync(join(out, WORK_DIR, 'lock'));
+          throw new Error('git commit failed');
+        },
+      }),
+    ).rejects.toThrow('git commit failed');
+    expect(lockedDuringHook).toBe(true);
+    expect(existsSync(join(out, WORK_DIR, 'lock'))).toBe(false);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [], noManifest: false });
   });
 });
