@@ -5,9 +5,8 @@
 import { validate } from 'node-cron';
 import { stringFlag, type Command } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
-import { formatChangeLine } from '../diff/format.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { postWebhook, type WebhookPayload } from '../notify/webhook.js';
+import { alertRun } from '../notify/alert.js';
 import { runSchedule } from '../schedule/loop.js';
 import { planSync, preflightSync, syncCommand, syncToken, syncWithIo } from './sync.js';
 
@@ -62,18 +61,7 @@ export const scheduleCommand: Command = {
         emit: (line) => io.stdout.write(`${line}\n`),
         note: (line) => io.stderr.write(`${line}\n`),
         afterRun: async (record, result) => {
-          const changed = record.status === 'ok' && result !== undefined && formatChangeLine(result.changes) !== 'none';
-          if (!notify.url || !(record.status === 'failed' || (notify.onChange && changed))) return;
-          const payload: WebhookPayload = {
-            event: record.status === 'failed' ? 'sync.failed' : 'sync.changed',
-            at: record.end,
-            out: plan.out,
-            status: record.status,
-            ...(record.error ? { error: record.error } : {}),
-            ...(record.changes ? { changes: record.changes } : {}),
-            ...(result ? { summary: formatChangeLine(result.changes) } : {}),
-          };
-          const problem = await postWebhook(notify.url, payload, notify.timeoutMs);
+          const problem = await alertRun(notify, plan.out, record, result);
           if (problem) io.stderr.write(`warning: ${problem}\n`);
         },
       });

@@ -13,7 +13,9 @@ import { ConfigError } from '../errors.js';
 import { writeReport } from '../diff/report.js';
 import { checkWorkTree, commitSnapshot } from '../git/git.js';
 import { commitMessage } from '../git/message.js';
+import { alertRun } from '../notify/alert.js';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { runRecord, type RunRecord } from '../schedule/loop.js';
 import { silentProgress, terminalProgress } from '../sync/progress.js';
 import { runSync, type SyncResult } from '../sync/run.js';
 import { formatSummary, formatWarnings } from '../sync/summary.js';
@@ -135,11 +137,25 @@ export const syncCommand: Command = {
     if (!plan.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
     const token = syncToken(plan, io);
     await preflightSync(plan);
-    const result = await syncWithIo(plan, plan.baseUrl, token, parsed, io);
+    const started = new Date();
+    let result: SyncResult;
+    try {
+      result = await syncWithIo(plan, plan.baseUrl, token, parsed, io);
+    } catch (error) {
+      await alert(plan, io, runRecord(started, new Date(), { error: error instanceof Error ? error.message : String(error) }), undefined);
+      throw error;
+    }
+    await alert(plan, io, runRecord(started, new Date(), { result }), result);
     report(result, plan.baseUrl, plan.out, parsed, io);
     return 0;
   },
 };
+
+/** The webhook of a finished one-shot sync (a failure, or a change with notify.onChange), as `schedule` sends it. */
+async function alert(plan: SyncPlan, io: CommandIo, record: RunRecord, result: SyncResult | undefined): Promise<void> {
+  const problem = await alertRun(plan.config.notify, plan.out, record, result);
+  if (problem) io.stderr.write(`warning: ${problem}\n`);
+}
 
 function report(result: SyncResult, source: string, out: string, parsed: ParsedArgs, io: CommandIo): void {
   io.stderr.write(formatWarnings(result, `${out}/${LAST_SYNC_FILE}`));

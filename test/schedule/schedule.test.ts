@@ -34,6 +34,25 @@ function watch(child: ChildProcess): { out: () => string; err: () => string; unt
   };
 }
 
+/** A local webhook that records the bodies posted to it. */
+async function webhookReceiver(): Promise<{ url: string; bodies: string[]; close: () => Promise<void> }> {
+  const bodies: string[] = [];
+  const hook: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alert`,
+    bodies,
+    close: () => new Promise<void>((resolve) => hook.close(() => resolve())),
+  };
+}
+
 const syncUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 11 });
 const verifyUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 12 });
 
@@ -65,19 +84,11 @@ describe('schedule (built CLI)', () => {
   });
 
   it('posts to the webhook when a run fails, and keeps running', async () => {
-    const bodies: string[] = [];
-    const hook: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
-      req.on('end', () => {
-        bodies.push(body);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const hook = await webhookReceiver();
+    const { bodies } = hook;
     const dir = tempDir();
     const config = join(dir, 'mirror.json');
-    writeFileSync(config, JSON.stringify({ sync: { retries: 0 }, notify: { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alert` } }));
+    writeFileSync(config, JSON.stringify({ sync: { retries: 0 }, notify: { url: hook.url } }));
     syncUpstream.override('/servers.json', { status: 500, body: '{"error":"down"}' });
     const child = startCli(['schedule', '--config', config, '--cron', '* * * * * *', '--run-at-start', '--base-url', syncUpstream.url, '--out', join(dir, 'out')], { env });
     const w = watch(child);
@@ -88,7 +99,7 @@ describe('schedule (built CLI)', () => {
     } finally {
       syncUpstream.override('/servers.json', undefined);
       if (child.exitCode === null) child.kill('SIGKILL');
-      await new Promise<void>((resolve) => hook.close(() => resolve()));
+      await hook.close();
     }
     const payload = JSON.parse(bodies[0]!) as Record<string, unknown>;
     expect(payload).toMatchObject({ event: 'sync.failed', status: 'failed', error: expect.stringContaining('/servers.json') });
@@ -126,5 +137,35 @@ describe('verify --max-age', () => {
     const bad = await runCli(['verify', '--dir', out, '--max-age', '26 hours']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--max-age');
+  });
+});
+
+describe('the webhook of a one-shot sync (run from cron or systemd)', () => {
+  it('posts sync.failed when the sync fails, and sync.changed with notify.onChange, once per change', async () => {
+    const hook = await webhookReceiver();
+    const dir = tempDir();
+    const config = join(dir, 'mirror.json');
+    writeFileSync(config, JSON.stringify({ sync: { retries: 0 }, notify: { url: hook.url, onChange: true } }));
+    const out = join(dir, 'out');
+    const sync = (): ReturnType<typeof runCli> => runCli(['sync', '--config', config, '--base-url', syncUpstream.url, '--out', out, '--quiet'], { env });
+    try {
+      syncUpstream.override('/servers.json', { status: 500, body: '{"error":"down"}' });
+      const failed = await sync();
+      syncUpstream.override('/servers.json', undefined);
+      expect(failed.code).toBe(1);
+      expect(hook.bodies).toHaveLength(1);
+      expect(JSON.parse(hook.bodies[0]!)).toMatchObject({ event: 'sync.failed', status: 'failed', out, error: expect.stringContaining('/servers.json') });
+
+      expect((await sync()).code).toBe(0);
+      expect(hook.bodies).toHaveLength(2);
+      expect(JSON.parse(hook.bodies[1]!)).toMatchObject({ event: 'sync.changed', status: 'ok', summary: expect.stringContaining('servers +') });
+
+      expect((await sync()).code).toBe(0);
+      expect(hook.bodies).toHaveLength(2);
+      expect(hook.bodies.join('')).not.toContain(TOKEN);
+    } finally {
+      syncUpstream.override('/servers.json', undefined);
+      await hook.close();
+    }
   });
 });
