@@ -30,8 +30,12 @@ export interface ArchiveContents {
   files: Map<string, { sha256: string; size: number }>;
 }
 
-/** Opens the place an entry's bytes go (unpack), or undefined to only hash them (verify). */
-export type EntrySink = (path: string) => Promise<Writable>;
+/**
+ * Opens the place an entry's bytes go (unpack), or undefined to only hash them (verify). It gets
+ * the size the entry's header declares and, for every entry after them, the manifest and the
+ * signature, which come first: so it can refuse an entry before a byte of it is written.
+ */
+export type EntrySink = (path: string, size: number, heads: Pick<ArchiveContents, 'manifest' | 'signature'>) => Promise<Writable>;
 
 /** Reads the whole archive; throws an ArchiveError at the first refused entry or format fault. */
 export async function readArchive(file: string, sink?: EntrySink): Promise<ArchiveContents> {
@@ -42,12 +46,16 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
     failure ??= error;
   };
 
+  /** The manifest's and signature's reading, which every later entry's sink waits for. */
+  const heads: Promise<void>[] = [];
+
   const consume = async (path: string, entry: ReadEntry): Promise<void> => {
     const hash = createHash('sha256');
     const kept: Buffer[] = [];
     const keep = path === MANIFEST_FILE ? MAX_MANIFEST_BYTES : path === SIGNATURE_FILE ? MAX_SIGNATURE_BYTES : 0;
     if (keep && entry.size > keep) throw new ArchiveError(file, `${path} is ${entry.size} bytes, over the ${keep} allowed`);
-    const out = sink ? await sink(path) : undefined;
+    if (sink && !keep) await Promise.all(heads);
+    const out = sink ? await sink(path, entry.size, contents) : undefined;
     // Listening at once, so a write error is never an unhandled 'error' event.
     const written = out ? finished(out) : undefined;
     let size = 0;
@@ -91,11 +99,19 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
           entry.resume();
           return;
         }
+        // Unpacking checks each entry against the manifest before writing it, so that comes first.
+        if (sink && path !== MANIFEST_FILE && !contents.files.has(MANIFEST_FILE)) {
+          fail(new ArchiveError(file, `its first entry is ${JSON.stringify(path)}, not ${MANIFEST_FILE} as \`inventory-mirror pack\` writes it; refusing to unpack it`));
+          entry.resume();
+          return;
+        }
         contents.files.set(path, { sha256: '', size: -1 });
-        pending.push(consume(path, entry).catch((error: unknown) => {
+        const reading = consume(path, entry).catch((error: unknown) => {
           fail(error instanceof Error ? error : new Error(String(error)));
           entry.resume();
-        }));
+        });
+        if (path === MANIFEST_FILE || path === SIGNATURE_FILE) heads.push(reading);
+        pending.push(reading);
       },
     });
   } catch (error) {

@@ -8,14 +8,15 @@
  * `.git`) is refused, so nothing that is not a snapshot is ever lost.
  */
 import { createWriteStream } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import fs from 'fs-extra';
 import { OutputError, VerifyError } from '../errors.js';
 import { readManifest } from '../publish/apply.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock, type Lock } from '../publish/lock.js';
-import { encodeManifest, parseManifest } from '../publish/manifest.js';
-import { HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../publish/paths.js';
+import { encodeManifest, parseManifest, type Manifest } from '../publish/manifest.js';
+import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import { SnapshotWriter } from '../publish/writer.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signatureProblem } from '../sign/signature.js';
@@ -66,7 +67,14 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
   const target = await inspectTarget(dir);
   const tmp = await fs.mkdtemp(join(parent, `.${basename(dir)}.unpack-`));
   try {
-    const contents = await readArchive(file, async (path) => {
+    let admitted: Promise<Manifest> | undefined;
+    const contents = await readArchive(file, async (path, size, heads) => {
+      if (path !== MANIFEST_FILE && path !== SIGNATURE_FILE) {
+        const manifest = await (admitted ??= admit(file, tmp, heads, options.publicKey));
+        const declared = manifest.files[path];
+        if (!declared) throw new ArchiveError(file, `entry ${JSON.stringify(path)} is not in its manifest; nothing was unpacked`);
+        if (declared.size !== size) throw new ArchiveError(file, `entry ${JSON.stringify(path)} holds ${size} bytes where its manifest says ${declared.size}; nothing was unpacked`);
+      }
       const to = resolve(tmp, path);
       // entryProblem already refused such paths; this is the last line of defence.
       if (!to.startsWith(tmp + sep)) throw new ArchiveError(file, `entry ${JSON.stringify(path)} would land outside the folder; refusing the archive`);
@@ -88,6 +96,24 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
     await fs.rm(tmp, { recursive: true, force: true });
     if (target.kind === 'snapshot') await target.lock.release();
   }
+}
+
+/**
+ * Checks what can be checked before any file of the snapshot is written: the manifest is ours, its
+ * signature verifies (with a key), and the files it lists fit on the disk. Entries are then held
+ * to the sizes it lists, so an archive cannot write more than its manifest admits.
+ */
+async function admit(file: string, tmp: string, heads: Pick<ArchiveContents, 'manifest' | 'signature'>, publicKey: LoadedKey | undefined): Promise<Manifest> {
+  const manifest = heads.manifest ? parseManifest(heads.manifest) : undefined;
+  if (!manifest) throw new ArchiveError(file, 'holds no valid _meta/manifest.json; it is not an archive made by `inventory-mirror pack`');
+  if (publicKey) {
+    const problem = signatureProblem(heads.manifest!, heads.signature, publicKey);
+    if (problem) throw new VerifyError(`${file}: ${problem}; nothing was unpacked`, [problem]);
+  }
+  const needed = Object.values(manifest.files).reduce((sum, entry) => sum + entry.size, 0);
+  const { bavail, bsize } = await statfs(tmp);
+  if (needed > bavail * bsize) throw new ArchiveError(file, `its manifest lists ${needed} bytes of files and ${dirname(tmp)} has ${bavail * bsize} free; nothing was unpacked`);
+  return manifest;
 }
 
 /** Moves the checked folder into place where there was no snapshot. */

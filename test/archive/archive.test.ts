@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { packSnapshot } from '../../src/archive/pack.js';
 import { unpackArchive } from '../../src/archive/unpack.js';
 import { verifyArchive } from '../../src/archive/verify.js';
+import { sha256 } from '../../src/publish/manifest.js';
 import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE } from '../../src/publish/paths.js';
 import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
@@ -140,8 +141,36 @@ describe('verify --archive and unpack', () => {
     const report = await verifyArchive(file);
     expect(report).toMatchObject({ missing: ['applications.json'], altered: ['servers.json'], extra: ['servers/planted.json'] });
     const target = join(tempDir(), 'never');
-    await expect(unpackArchive({ file, dir: target })).rejects.toThrow(/does not match its own manifest, nothing was unpacked: missing: applications\.json, altered: servers\.json, extra: servers\/planted\.json/);
+    // Unpacking holds each entry to the size its manifest lists before writing it.
+    await expect(unpackArchive({ file, dir: target })).rejects.toThrow(/entry "servers\.json" holds 15 bytes where its manifest says \d+; nothing was unpacked/);
     expect(readdirSync(join(target, '..'))).toEqual([]);
+
+    // What only the whole archive shows (a missing entry, bytes altered at the same size) is refused at the end.
+    const servers = readFileSync(join(dir, 'servers.json'));
+    const sameSize = Buffer.from(servers);
+    sameSize[sameSize.indexOf('"id"') + 1] = 'I'.charCodeAt(0);
+    const quiet = join(tempDir(), 'quiet.tar.gz');
+    craftArchive(quiet, [{ path: MANIFEST_FILE, body: manifest }, ...entries.map((e) => (e.path === 'servers.json' ? { path: e.path, body: sameSize } : e))]);
+    await expect(unpackArchive({ file: quiet, dir: target })).rejects.toThrow(/does not match its own manifest, nothing was unpacked: missing: applications\.json, altered: servers\.json$/);
+    expect(readdirSync(join(target, '..'))).toEqual([]);
+  });
+
+  it('refuses, before writing a byte, an entry larger than its manifest says, one it does not list, a manifest that does not come first, and files that cannot fit', async () => {
+    const body = '{"a":1}\n';
+    const manifestOf = (size: number): string => JSON.stringify({ format: 1, generator: 'inventory-mirror', files: { 'a.json': { sha256: sha256(Buffer.from(body)), size } } });
+    const cases: [string, Parameters<typeof craftArchive>[1], RegExp][] = [
+      ['bigger', [{ path: MANIFEST_FILE, body: manifestOf(body.length) }, { path: 'a.json', body: 'x'.repeat(100_000) }], /entry "a\.json" holds 100000 bytes where its manifest says 8; nothing was unpacked/],
+      ['unlisted', [{ path: MANIFEST_FILE, body: manifestOf(body.length) }, { path: 'a.json', body }, { path: 'b.json', body }], /entry "b\.json" is not in its manifest; nothing was unpacked/],
+      ['manifest last', [{ path: 'a.json', body }, { path: MANIFEST_FILE, body: manifestOf(body.length) }], /its first entry is "a\.json", not _meta\/manifest\.json/],
+      ['too big for the disk', [{ path: MANIFEST_FILE, body: manifestOf(2 ** 52) }, { path: 'a.json', body }], /its manifest lists 4503599627370496 bytes of files and .* free; nothing was unpacked/],
+    ];
+    for (const [name, entries, message] of cases) {
+      const root = tempDir();
+      const file = join(root, `${name}.tar.gz`);
+      craftArchive(file, entries);
+      await expect(unpackArchive({ file, dir: join(root, 'out') }), name).rejects.toThrow(message);
+      expect(readdirSync(root), name).toEqual([`${name}.tar.gz`]);
+    }
   });
 
   const hostile: [string, Parameters<typeof craftArchive>[1], RegExp][] = [
@@ -153,7 +182,7 @@ describe('verify --archive and unpack', () => {
     ['a fifo', [{ path: 'pipe', type: 'FIFO' }], /"pipe" is a FIFO entry/],
     ['a device', [{ path: 'dev', type: 'CharacterDevice' }], /"dev" is a CharacterDevice entry/],
     ['a work file', [{ path: '.inventory-mirror/journal.json', body: '{}' }], /work file or run metadata/],
-    ['a duplicate', [{ path: 'a.json', body: '1' }, { path: 'a.json', body: '2' }], /"a\.json" appears twice/],
+    ['a duplicate', [{ path: MANIFEST_FILE, body: JSON.stringify({ format: 1, generator: 'inventory-mirror', files: { 'a.json': { sha256: sha256(Buffer.from('1')), size: 1 } } }) }, { path: 'a.json', body: '1' }, { path: 'a.json', body: '2' }], /"a\.json" appears twice/],
   ];
   for (const [name, entries, message] of hostile) {
     it(`refuses ${name}: unpack writes nothing anywhere, verify --archive fails`, async () => {
