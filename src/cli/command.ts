@@ -3,6 +3,7 @@
  * `run` that returns the exit status. Commands never call process.exit; they throw
  * MirrorErrors, which `cli.ts` turns into a one-line message and a status.
  */
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
@@ -82,6 +83,11 @@ export function commandHelp(command: Command): string {
 }
 
 /** Reads a string flag, or undefined. */
+/** The output folder a command works on: its flag, else INVENTORY_MIRROR_OUT, else the config's "out". */
+export function outputFolder(flag: string | undefined, io: CommandIo, config: { out: string }): string {
+  return resolve(io.cwd, flag ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+}
+
 export function stringFlag(parsed: ParsedArgs, name: string): string | undefined {
   const value = parsed.values[name];
   return typeof value === 'string' ? value : undefined;

@@ -1,6 +1,5 @@
 /** `nginx-conf --dir DIR`: prints an nginx configuration that serves the folder at the service's URLs. */
-import { resolve } from 'node:path';
-import { CONFIG_OPTION, DIR_OPTION, intFlag, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { findSpecials, renderNginxConf } from '../serve/nginx.js';
@@ -16,7 +15,7 @@ export const nginxConfCommand: Command = {
   },
   async run(parsed, io) {
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
-    const root = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+    const root = outputFolder(stringFlag(parsed, 'dir'), io, config);
     const serverName = stringFlag(parsed, 'server-name') ?? '_';
     if (!/^[A-Za-z0-9._*~-]+$/.test(serverName)) throw new UsageError(`--server-name: ${JSON.stringify(serverName)} is not a host name (letters, digits, . - * only)`);
     if (/[\s;{}"'$\\]/.test(root)) throw new UsageError(`--dir: ${JSON.stringify(root)} holds characters nginx would misread (space ; { } quotes $ \\); move or link the folder to a plain path`);

@@ -1,7 +1,7 @@
 /** `pack --dir DIR --out FILE.tar.gz [--sign-key FILE]`: one deterministic archive of a snapshot. */
 import { resolve } from 'node:path';
 import fs from 'fs-extra';
-import { CONFIG_OPTION, DIR_OPTION, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { packSnapshot } from '../archive/pack.js';
@@ -20,7 +20,7 @@ export const packCommand: Command = {
     const out = stringFlag(parsed, 'out');
     if (!out) throw new UsageError('pack: --out FILE is required, e.g. --out snapshot.tar.gz');
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
-    const dir = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+    const dir = outputFolder(stringFlag(parsed, 'dir'), io, config);
     if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
     const keyFile = stringFlag(parsed, 'sign-key');
     const signKey = keyFile ? loadPrivateKey(resolve(io.cwd, keyFile)) : undefined;

@@ -3,9 +3,8 @@
  * when one is set, comes from `--token-file`, MIRROR_API_TOKEN, MIRROR_API_TOKEN_FILE or the
  * config's `serve.tokenFile`.
  */
-import { resolve } from 'node:path';
 import { untilStopSignal } from '../cli/signals.js';
-import { CONFIG_OPTION, DIR_OPTION, intFlag, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { resolveToken } from '../config/token.js';
 import { startServe } from '../serve/index.js';
@@ -27,7 +26,7 @@ export const serveCommand: Command = {
     const token = resolveToken({ flagFile: stringFlag(parsed, 'token-file'), configFile: config.serve.tokenFile, env: io.env, cwd: io.cwd, envVar: 'MIRROR_API_TOKEN', envFileVar: 'MIRROR_API_TOKEN_FILE' });
     for (const warning of token?.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     const running = await startServe({
-      dir: resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out),
+      dir: outputFolder(stringFlag(parsed, 'dir'), io, config),
       host: stringFlag(parsed, 'host') ?? config.serve.host,
       port: intFlag(parsed, 'port', 0, 65_535) ?? config.serve.port,
       token: token?.token,

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { relative, resolve } from 'node:path';
-import { CONFIG_OPTION, intFlag, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
+import { CONFIG_OPTION, intFlag, outputFolder, stringFlag, type Command, type CommandIo, type ParsedArgs } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { parseConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -59,7 +59,7 @@ export function planSync(parsed: ParsedArgs, io: CommandIo): SyncPlan {
   return {
     config: merged,
     baseUrl,
-    out: resolve(io.cwd, stringFlag(parsed, 'out') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out),
+    out: outputFolder(stringFlag(parsed, 'out'), io, config),
     tokenFile: stringFlag(parsed, 'token-file'),
     report: stringFlag(parsed, 'report') === undefined ? undefined : resolve(io.cwd, stringFlag(parsed, 'report')!),
   };

@@ -1,7 +1,7 @@
 /** `verify --dir DIR`: exit 0 when the folder matches its manifest, 1 naming what does not. */
 import { resolve } from 'node:path';
 import fs from 'fs-extra';
-import { CONFIG_OPTION, DIR_OPTION, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { ConfigError, UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
@@ -32,7 +32,7 @@ export const verifyCommand: Command = {
     if (archive) return verifyArchiveWithIo(resolve(io.cwd, archive), publicKey, io);
     const maxAge = stringFlag(parsed, 'max-age') === undefined ? undefined : parseMaxAge(stringFlag(parsed, 'max-age')!);
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
-    const dir = resolve(io.cwd, stringFlag(parsed, 'dir') ?? io.env.INVENTORY_MIRROR_OUT ?? config.out);
+    const dir = outputFolder(stringFlag(parsed, 'dir'), io, config);
     if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
     // Finish an interrupted publish first, unless a sync is running right now.
     const lock = await acquireLock(dir, 'verify').catch(() => undefined);
