@@ -85,11 +85,9 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
     if (report.noManifest) throw new ArchiveError(file, 'holds no valid _meta/manifest.json; it is not an archive made by `inventory-mirror pack`');
     const problems = reportLines(report);
     if (problems.length > 0) throw new VerifyError(`${file} does not match its own manifest, nothing was unpacked: ${problems.slice(0, 5).join(', ')}${problems.length > 5 ? ` and ${problems.length - 5} more` : ''}`, problems);
-    if (options.publicKey) {
-      const problem = signatureProblem(contents.manifest!, contents.signature, options.publicKey);
-      if (problem) throw new VerifyError(`${file}: ${problem}; nothing was unpacked`, [problem]);
-    }
-    if (target.kind === 'snapshot') await replaceSnapshot(tmp, dir, file, contents);
+    // Already done when the archive held any file beyond the manifest and signature.
+    const manifest = await (admitted ??= admit(file, tmp, contents, options.publicKey));
+    if (target.kind === 'snapshot') await replaceSnapshot(tmp, dir, file, manifest, contents);
     else await place(tmp, dir, target);
     return { files: report.files, replaced: target.kind === 'snapshot' };
   } finally {
@@ -123,8 +121,7 @@ async function place(tmp: string, dir: string, target: Target): Promise<void> {
 }
 
 /** Publishes the checked folder's snapshot over the one in `dir` (locked by the caller). */
-async function replaceSnapshot(tmp: string, dir: string, file: string, contents: ArchiveContents): Promise<void> {
-  const archived = parseManifest(contents.manifest!)!;
+async function replaceSnapshot(tmp: string, dir: string, file: string, archived: Manifest, contents: ArchiveContents): Promise<void> {
   // The writer rebuilds the manifest from the files; the archive's own bytes (which its signature
   // signs) must come out again, as they do for every archive `pack` made.
   if (!encodeManifest(archived).equals(contents.manifest!)) throw new ArchiveError(file, 'its manifest is not in the form `inventory-mirror pack` writes; unpack it into a new folder instead');
