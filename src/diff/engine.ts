@@ -7,7 +7,7 @@
 import { RESOURCE_NAMES, RESOURCES, isResourceName, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../publish/json.js';
 import { decodeSegment } from '../publish/paths.js';
-import { isPlainObject } from '../util/json-value.js';
+import { isPlainObject, sameJson } from '../util/json-value.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
 export interface FieldChange {
@@ -130,7 +130,7 @@ export function diffValues(before: unknown, after: unknown, path = ''): FieldCha
     }
     return changes;
   }
-  if (before === after || (before !== null && after !== null && typeof before === 'object' && JSON.stringify(before) === JSON.stringify(after))) return [];
+  if (sameJson(before, after)) return [];
   return [{ path: path || '(record)', old: before, new: after }];
 }
 

@@ -49,7 +49,7 @@ function sizeMatches(path: string, size: number): boolean {
 }
 
 /** The files present in the folders that hold `paths` (one listing per folder, no stat per file). */
-function listFiles(dir: string, paths: Iterable<string>): Set<string> {
+function filesInFolders(dir: string, paths: Iterable<string>): Set<string> {
   const folders = new Set<string>();
   for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
   const listed = new Set<string>();
@@ -102,7 +102,7 @@ export class SnapshotWriter {
     await fs.rm(stagingDir(dir), { recursive: true, force: true });
     await fs.mkdir(join(stagingDir(dir), TREE), { recursive: true });
     const fresh = !previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name));
-    const listed = previous && options.sameBoot ? listFiles(dir, Object.keys(previous.files)) : undefined;
+    const listed = previous && options.sameBoot ? filesInFolders(dir, Object.keys(previous.files)) : undefined;
     return new SnapshotWriter(dir, previous, fresh, listed);
   }
 
