@@ -3,11 +3,12 @@
  * The command-line entry: picks the command, parses its flags, runs it, and is the one place
  * where errors become a one-line message and an exit status.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { commandHelp, parseCommandArgs, type CommandIo } from './cli/command.js';
 import { COMMANDS } from './commands/index.js';
-import { MirrorError } from './errors.js';
+import { describeFsError, MirrorError } from './errors.js';
+import { scrub } from './util/secrets.js';
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -18,6 +19,10 @@ function topHelp(): string {
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    'Options:',
+    '  -h, --help      this help',
+    '      --version   the version of inventory-mirror',
     '',
     'Run `inventory-mirror <command> --help` for the options of a command.',
     '',
@@ -31,8 +36,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     io.stdout.write(topHelp());
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version') {
-    io.stdout.write(`${process.env.npm_package_version ?? '0.1.0'}\n`);
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`${version()}\n`);
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
@@ -40,6 +45,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     io.stderr.write(`inventory-mirror: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`);
     return 2;
   }
+  if (process.title.startsWith('inventory-mirror')) process.title = `inventory-mirror ${command.name}`;
   try {
     const parsed = parseCommandArgs(command, rest);
     if (parsed === 'help') {
@@ -48,12 +54,28 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     return await command.run(parsed, io);
   } catch (error) {
+    const say = (text: string): void => void io.stderr.write(`inventory-mirror ${command.name}: ${scrub(text)}\n`);
     if (error instanceof MirrorError) {
-      io.stderr.write(`inventory-mirror ${command.name}: ${error.message}\n`);
+      say(error.message);
       return error.exitCode;
     }
-    io.stderr.write(`inventory-mirror ${command.name}: internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A filesystem error nothing closer caught: a clear line naming the path, not "a bug".
+    const fs = describeFsError(error);
+    if (fs) {
+      say(fs);
+      return 1;
+    }
+    say(`internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 70;
+  }
+}
+
+/** The package's version, from package.json beside dist/. */
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
   }
 }
 

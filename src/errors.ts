@@ -1,7 +1,7 @@
 /**
- * Every deliberate failure is a MirrorError with a stable `code` and the exit status the CLI
- * gives it. Only the CLI entry turns them into messages and exit statuses; anything else that
- * escapes is a bug and is reported as one.
+ * Every deliberate failure is a MirrorError subclass with one fixed `code` and the exit status the
+ * CLI gives it. Only the CLI entry turns them into messages and exit statuses; anything else that
+ * escapes is reported as a filesystem problem when it is one (describeFsError), else as a bug.
  */
 export class MirrorError extends Error {
   readonly code: string;
@@ -22,10 +22,45 @@ export class UsageError extends MirrorError {
   }
 }
 
-/** Bad configuration: config file, environment or token set-up. Exit 2. */
+/** Bad configuration: config file, environment, token or key set-up. Exit 2. */
 export class ConfigError extends MirrorError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('E_CONFIG', message, { exitCode: 2, ...options });
+  }
+}
+
+/** A folder (or archive) given to a command is not a published snapshot. Exit 2, for every command. */
+export class NotSnapshotError extends MirrorError {
+  constructor(message: string) {
+    super('E_NOT_SNAPSHOT', message, { exitCode: 2 });
+  }
+}
+
+/** The output folder (or another target) cannot be used as given: not a folder, unwritable, someone else's files. Exit 2. */
+export class OutputError extends MirrorError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('E_OUTPUT', message, { exitCode: 2, ...options });
+  }
+}
+
+/** Writing failed while the run was under way (disk full, read-only remount, I/O error). Exit 1. */
+export class DiskError extends MirrorError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('E_DISK', message, options);
+  }
+}
+
+/** Another process holds the folder's lock. */
+export class LockedError extends MirrorError {
+  constructor(message: string) {
+    super('E_LOCKED', message);
+  }
+}
+
+/** A journal left by an interrupted publish cannot be read. */
+export class JournalError extends MirrorError {
+  constructor(message: string) {
+    super('E_JOURNAL', message);
   }
 }
 
@@ -41,10 +76,52 @@ export class RequestError extends MirrorError {
   }
 }
 
+/** Every attempt at a request failed. */
+export class RequestFailedError extends RequestError {
+  constructor(path: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super('E_REQUEST_FAILED', path, message, options);
+  }
+}
+
+/** The service answered a status the mirror cannot use (not retried). */
+export class HttpStatusError extends RequestError {
+  constructor(path: string, status: number, message: string) {
+    super('E_HTTP_STATUS', path, message, { status });
+  }
+}
+
+/** The base URL does not lead to the API: an HTML page, a redirect to a login page. */
+export class WrongServiceError extends RequestError {
+  constructor(path: string, message: string, options: { status?: number } = {}) {
+    super('E_WRONG_SERVICE', path, message, options);
+  }
+}
+
 /** The service refused the token. Never retried, and the message never carries the token. */
 export class TokenRejectedError extends RequestError {
   constructor(path: string, status: number) {
     super('E_TOKEN_REJECTED', path, `the service rejected the token (HTTP ${status} on GET ${path}); check INVENTORY_API_TOKEN or the token file`, { status });
+  }
+}
+
+/** A body over sync.maxBodyBytes. */
+export class BodyTooLargeError extends RequestError {
+  constructor(path: string, message: string) {
+    super('E_BODY_TOO_LARGE', path, message);
+  }
+}
+
+/** The sync's deadline passed. */
+export class DeadlineError extends RequestError {
+  constructor(path: string, message: string) {
+    super('E_DEADLINE', path, message);
+  }
+}
+
+/** The run was stopped (a signal, a shutdown) before it published; the folder keeps its snapshot. */
+export class AbortedError extends MirrorError {
+  constructor(message: string, options: { exitCode?: number } = {}) {
+    super('E_ABORTED', message, options);
   }
 }
 
@@ -55,14 +132,42 @@ export class ValidationError extends MirrorError {
   }
 }
 
-/** The output folder is in a state we must not touch (lock held, damaged journal, ...). */
-export class OutputError extends MirrorError {
-  constructor(code: string, message: string, options: { cause?: unknown } = {}) {
-    super(code, message, options);
+/** `--strict`: findings the configuration does not accept. */
+export class StrictError extends MirrorError {
+  constructor(message: string) {
+    super('E_STRICT', message);
   }
 }
 
-/** A published folder does not match its manifest. */
+/** A resource would lose more records than sync.massRemoval allows. */
+export class MassRemovalError extends MirrorError {
+  constructor(message: string) {
+    super('E_MASS_REMOVAL', message);
+  }
+}
+
+/** Two records (or views) would be written to one file name. */
+export class NameCollisionError extends MirrorError {
+  constructor(message: string) {
+    super('E_NAME_COLLISION', message);
+  }
+}
+
+/** A git command failed while committing a snapshot. */
+export class GitError extends MirrorError {
+  constructor(message: string) {
+    super('E_GIT', message);
+  }
+}
+
+/** An archive is malformed or holds something a snapshot never does. */
+export class ArchiveError extends MirrorError {
+  constructor(file: string, message: string, options: { cause?: unknown } = {}) {
+    super('E_ARCHIVE', `${file}: ${message}`, options);
+  }
+}
+
+/** A published folder does not match its manifest (verify, pack). */
 export class VerifyError extends MirrorError {
   readonly problems: string[];
 
@@ -70,4 +175,43 @@ export class VerifyError extends MirrorError {
     super('E_VERIFY', message);
     this.problems = problems;
   }
+}
+
+/** A key file that keygen would overwrite. */
+export class KeyExistsError extends MirrorError {
+  constructor(message: string) {
+    super('E_KEY_EXISTS', message);
+  }
+}
+
+/**
+ * An answer that came with status 200 but cannot be used (wrong envelope, not JSON, cut short):
+ * a fault of that request, retried like a 503. Not a MirrorError: it never reaches the user as is.
+ */
+export class BodyFault extends Error {}
+
+const FS_PROBLEMS: Record<string, string> = {
+  ENOENT: 'does not exist',
+  EACCES: 'is not accessible to this user (permission denied); check its owner and mode',
+  EPERM: 'may not be changed by this user (operation not permitted)',
+  ENOSPC: 'cannot be written: no space left on its device',
+  EDQUOT: 'cannot be written: the disk quota is exhausted',
+  EROFS: 'is on a read-only file system',
+  ENOTDIR: 'has a parent that is a file, not a folder',
+  EISDIR: 'is a folder where a file was expected',
+  EEXIST: 'already exists',
+  ENOTEMPTY: 'is a folder that is not empty',
+  EMFILE: 'cannot be opened: too many open files (raise the limit with ulimit -n)',
+  ENAMETOOLONG: 'has a name that is too long',
+  EIO: 'could not be read or written: an I/O error of its device',
+  ELOOP: 'is a symbolic link loop',
+  EXDEV: 'cannot be renamed across file systems',
+};
+
+/** A one-line message for a filesystem error (one that carries an errno code and a path), else undefined. */
+export function describeFsError(error: unknown): string | undefined {
+  const { code, path, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof path !== 'string') return undefined;
+  const problem = FS_PROBLEMS[code];
+  return problem ? `${path} ${problem} (${syscall ?? 'fs'} ${code})` : `${syscall ?? 'fs'} failed on ${path} (${code})`;
 }

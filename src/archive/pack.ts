@@ -10,10 +10,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
 import fs from 'fs-extra';
-import { OutputError } from '../errors.js';
+import { NotSnapshotError, OutputError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { parseManifest, sha256 } from '../publish/manifest.js';
+import type { FileTable } from '../publish/table.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { readSigned } from '../sign/folder.js';
@@ -36,13 +37,12 @@ export interface PackResult {
   signed: boolean;
 }
 
-async function* tarChunks(dir: string, paths: string[], inMemory: ReadonlyMap<string, Buffer>, expected: (path: string) => { sha256: string; size: number } | undefined): AsyncGenerator<Buffer> {
+async function* tarChunks(dir: string, paths: string[], inMemory: ReadonlyMap<string, Buffer>, manifest: FileTable): AsyncGenerator<Buffer> {
   for (const path of paths) {
     const bytes = inMemory.get(path) ?? (await fs.readFile(join(dir, path)).catch(() => undefined));
-    if (!bytes) throw new OutputError('E_PACK_MISMATCH', `${join(dir, path)} is listed in the manifest but missing; run \`inventory-mirror verify --dir ${dir}\` (or sync again) before packing`);
-    const want = expected(path);
-    if (want && (want.size !== bytes.length || want.sha256 !== sha256(bytes))) {
-      throw new OutputError('E_PACK_MISMATCH', `${join(dir, path)} does not match the manifest (altered since the sync); run \`inventory-mirror verify --dir ${dir}\`, sync again, then pack`);
+    if (!bytes) throw new VerifyError(`${join(dir, path)} is listed in the manifest but missing; run \`inventory-mirror verify --dir ${dir}\` (or sync again) before packing`, [`missing: ${path}`]);
+    if (manifest.has(path) && !manifest.matches(path, sha256(bytes), bytes.length)) {
+      throw new VerifyError(`${join(dir, path)} does not match the manifest (altered since the sync); run \`inventory-mirror verify --dir ${dir}\`, sync again, then pack`, [`altered: ${path}`]);
     }
     yield entryHeader(path, bytes.length);
     yield bytes;
@@ -55,23 +55,23 @@ async function* tarChunks(dir: string, paths: string[], inMemory: ReadonlyMap<st
 export async function packSnapshot(options: PackOptions): Promise<PackResult> {
   const { dir, out } = options;
   const rel = relative(dir, out);
-  if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) throw new OutputError('E_PACK_TARGET', `--out ${out} is inside the folder being packed; write the archive elsewhere`);
-  if (!(await fs.stat(dirname(out)).catch(() => undefined))?.isDirectory()) throw new OutputError('E_PACK_TARGET', `--out ${out}: the folder ${dirname(out)} does not exist`);
+  if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) throw new OutputError(`--out ${out} is inside the folder being packed; write the archive elsewhere`);
+  if (!(await fs.stat(dirname(out)).catch(() => undefined))?.isDirectory()) throw new OutputError(`--out ${out}: the folder ${dirname(out)} does not exist`);
   const lock = await acquireLock(dir, 'pack');
   const tmp = join(dirname(out), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
     const note = await recover(dir);
     if (note) options.log?.(note);
     const { manifest: manifestBytes, signature: folderSig } = await readSigned(dir);
-    const manifest = manifestBytes ? parseManifest(manifestBytes) : undefined;
-    if (!manifestBytes || !manifest) throw new OutputError('E_NO_MANIFEST', `${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+    const manifest = manifestBytes ? parseManifest(manifestBytes)?.table : undefined;
+    if (!manifestBytes || !manifest) throw new NotSnapshotError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
     const inMemory = new Map<string, Buffer>([[MANIFEST_FILE, manifestBytes]]);
     if (options.signKey) inMemory.set(SIGNATURE_FILE, signManifest(manifestBytes, options.signKey));
     else if (folderSig && signsManifest(folderSig, manifestBytes)) inMemory.set(SIGNATURE_FILE, folderSig);
     else if (folderSig) options.log?.(`warning: ${SIGNATURE_FILE} of ${dir} signs an earlier manifest; the archive is packed without it`);
-    const paths = entryOrder([...inMemory.keys(), ...Object.keys(manifest.files)]);
+    const paths = entryOrder([...inMemory.keys(), ...manifest.paths()]);
     // Level 9 and Node's fixed gzip header (no name, mtime 0) keep the bytes identical run to run.
-    await pipeline(Readable.from(tarChunks(dir, paths, inMemory, (p) => manifest.files[p])), createGzip({ level: constants.Z_BEST_COMPRESSION }), createWriteStream(tmp, { flags: 'wx' }));
+    await pipeline(Readable.from(tarChunks(dir, paths, inMemory, manifest)), createGzip({ level: constants.Z_BEST_COMPRESSION }), createWriteStream(tmp, { flags: 'wx' }));
     await fs.rename(tmp, out);
     const bytes = (await fs.stat(out)).size;
     return { files: paths.length, bytes, signed: inMemory.has(SIGNATURE_FILE) };

@@ -8,20 +8,13 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { list, type ReadEntry } from 'tar';
-import { MirrorError } from '../errors.js';
+import { ArchiveError } from '../errors.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import { entryProblem } from './entries.js';
 
 /** Limits on what is kept in memory while reading: the manifest and the signature. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 const MAX_SIGNATURE_BYTES = 64 * 1024;
-
-/** An archive that is malformed or holds something a snapshot never does. */
-export class ArchiveError extends MirrorError {
-  constructor(file: string, message: string, options: { cause?: unknown } = {}) {
-    super('E_ARCHIVE', `${file}: ${message}`, options);
-  }
-}
 
 export interface ArchiveContents {
   manifest: Buffer | undefined;

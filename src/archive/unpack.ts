@@ -11,18 +11,19 @@ import { createWriteStream } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import fs from 'fs-extra';
-import { OutputError, VerifyError } from '../errors.js';
-import { readManifest } from '../publish/apply.js';
+import { ArchiveError, OutputError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock, type Lock } from '../publish/lock.js';
-import { encodeManifest, parseManifest, type Manifest } from '../publish/manifest.js';
+import { encodeManifest, parseManifest, readManifest } from '../publish/manifest.js';
+import type { FileTable } from '../publish/table.js';
 import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import { SnapshotWriter } from '../publish/writer.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signatureProblem } from '../sign/signature.js';
 import { verifyFolder } from '../verify/verify.js';
-import { compareArchive, reportLines } from './check.js';
-import { ArchiveError, readArchive, type ArchiveContents } from './read.js';
+import { compareArchive } from './check.js';
+import { problemLines } from '../verify/report.js';
+import { readArchive, type ArchiveContents } from './read.js';
 
 export interface UnpackOptions {
   /** The archive (absolute). */
@@ -45,16 +46,16 @@ type Target = { kind: 'absent' } | { kind: 'empty' } | { kind: 'snapshot'; lock:
 async function inspectTarget(dir: string): Promise<Target> {
   const stat = await fs.lstat(dir).catch(() => undefined);
   if (!stat) return { kind: 'absent' };
-  if (!stat.isDirectory()) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} exists and is not a folder; choose another --dir`);
+  if (!stat.isDirectory()) throw new OutputError(`--dir ${dir} exists and is not a folder; choose another --dir`);
   const names = await fs.readdir(dir);
   if (names.length === 0) return { kind: 'empty' };
-  if (!(await readManifest(dir))) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} is not empty and is not a published snapshot; unpack into a new or empty folder`);
-  if (names.includes('.git')) throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} holds a .git folder, which replacing the snapshot would lose; unpack elsewhere and copy the files in`);
+  if (!(await readManifest(dir))) throw new OutputError(`--dir ${dir} is not empty and is not a published snapshot; unpack into a new or empty folder`);
+  if (names.includes('.git')) throw new OutputError(`--dir ${dir} holds a .git folder, which replacing the snapshot would lose; unpack elsewhere and copy the files in`);
   const lock = await acquireLock(dir, 'unpack');
   const report = await verifyFolder(dir);
   if (report.extra.length > 0) {
     await lock.release();
-    throw new OutputError('E_UNPACK_TARGET', `--dir ${dir} holds files outside its snapshot (first: ${report.extra[0]}), which replacing it would lose; move them away or unpack elsewhere`);
+    throw new OutputError(`--dir ${dir} holds files outside its snapshot (first: ${report.extra[0]}), which replacing it would lose; move them away or unpack elsewhere`);
   }
   return { kind: 'snapshot', lock };
 }
@@ -67,13 +68,13 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
   const target = await inspectTarget(dir);
   const tmp = await fs.mkdtemp(join(parent, `.${basename(dir)}.unpack-`));
   try {
-    let admitted: Promise<Manifest> | undefined;
+    let admitted: Promise<FileTable> | undefined;
     const contents = await readArchive(file, async (path, size, heads) => {
       if (path !== MANIFEST_FILE && path !== SIGNATURE_FILE) {
         const manifest = await (admitted ??= admit(file, tmp, heads, options.publicKey));
-        const declared = manifest.files[path];
-        if (!declared) throw new ArchiveError(file, `entry ${JSON.stringify(path)} is not in its manifest; nothing was unpacked`);
-        if (declared.size !== size) throw new ArchiveError(file, `entry ${JSON.stringify(path)} holds ${size} bytes where its manifest says ${declared.size}; nothing was unpacked`);
+        const declared = manifest.indexOf(path);
+        if (declared === undefined) throw new ArchiveError(file, `entry ${JSON.stringify(path)} is not in its manifest; nothing was unpacked`);
+        if (manifest.fileSize(declared) !== size) throw new ArchiveError(file, `entry ${JSON.stringify(path)} holds ${size} bytes where its manifest says ${manifest.fileSize(declared)}; nothing was unpacked`);
       }
       const to = resolve(tmp, path);
       // entryProblem already refused such paths; this is the last line of defence.
@@ -83,7 +84,7 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
     });
     const report = compareArchive(contents);
     if (report.noManifest) throw new ArchiveError(file, 'holds no valid _meta/manifest.json; it is not an archive made by `inventory-mirror pack`');
-    const problems = reportLines(report);
+    const problems = problemLines(report);
     if (problems.length > 0) throw new VerifyError(`${file} does not match its own manifest, nothing was unpacked: ${problems.slice(0, 5).join(', ')}${problems.length > 5 ? ` and ${problems.length - 5} more` : ''}`, problems);
     // Already done when the archive held any file beyond the manifest and signature.
     const manifest = await (admitted ??= admit(file, tmp, contents, options.publicKey));
@@ -101,14 +102,15 @@ export async function unpackArchive(options: UnpackOptions): Promise<UnpackResul
  * signature verifies (with a key), and the files it lists fit on the disk. Entries are then held
  * to the sizes it lists, so an archive cannot write more than its manifest admits.
  */
-async function admit(file: string, tmp: string, heads: Pick<ArchiveContents, 'manifest' | 'signature'>, publicKey: LoadedKey | undefined): Promise<Manifest> {
-  const manifest = heads.manifest ? parseManifest(heads.manifest) : undefined;
+async function admit(file: string, tmp: string, heads: Pick<ArchiveContents, 'manifest' | 'signature'>, publicKey: LoadedKey | undefined): Promise<FileTable> {
+  const manifest = heads.manifest ? parseManifest(heads.manifest)?.table : undefined;
   if (!manifest) throw new ArchiveError(file, 'holds no valid _meta/manifest.json; it is not an archive made by `inventory-mirror pack`');
   if (publicKey) {
     const problem = signatureProblem(heads.manifest!, heads.signature, publicKey);
     if (problem) throw new VerifyError(`${file}: ${problem}; nothing was unpacked`, [problem]);
   }
-  const needed = Object.values(manifest.files).reduce((sum, entry) => sum + entry.size, 0);
+  let needed = 0;
+  for (let i = 0; i < manifest.size; i++) needed += manifest.fileSize(i);
   const { bavail, bsize } = await statfs(tmp);
   if (needed > bavail * bsize) throw new ArchiveError(file, `its manifest lists ${needed} bytes of files and ${dirname(tmp)} has ${bavail * bsize} free; nothing was unpacked`);
   return manifest;
@@ -121,7 +123,7 @@ async function place(tmp: string, dir: string, target: Target): Promise<void> {
 }
 
 /** Publishes the checked folder's snapshot over the one in `dir` (locked by the caller). */
-async function replaceSnapshot(tmp: string, dir: string, file: string, archived: Manifest, contents: ArchiveContents): Promise<void> {
+async function replaceSnapshot(tmp: string, dir: string, file: string, archived: FileTable, contents: ArchiveContents): Promise<void> {
   // The writer rebuilds the manifest from the files; the archive's own bytes (which its signature
   // signs) must come out again, as they do for every archive `pack` made.
   if (!encodeManifest(archived).equals(contents.manifest!)) throw new ArchiveError(file, 'its manifest is not in the form `inventory-mirror pack` writes; unpack it into a new folder instead');
@@ -129,9 +131,9 @@ async function replaceSnapshot(tmp: string, dir: string, file: string, archived:
   // Validators of the replaced snapshot's responses would let the next sync keep files the
   // archive changed; they go first, so a crash cannot leave them beside the new snapshot.
   for (const runFile of [HTTP_CACHE_FILE, LAST_SYNC_FILE]) await fs.rm(join(dir, runFile), { force: true });
-  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
+  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
   try {
-    for (const path of Object.keys(archived.files)) await writer.put(path, await fs.readFile(join(tmp, path)), path);
+    for (const path of archived.paths()) await writer.put(path, await fs.readFile(join(tmp, path)));
     await writer.commit({ sign: contents.signature ? () => contents.signature! : undefined });
   } catch (error) {
     await writer.discard();

@@ -23,6 +23,7 @@ export function listFetches(): Fetch[] {
 /** Every single record and filtered view, given the records of the five lists. */
 export function detailFetches(lists: Readonly<Record<ResourceName, readonly RawRecord[]>>): Fetch[] {
   const singles = RESOURCE_NAMES.flatMap((resource) => lists[resource].map((record) => ({ path: singlePath(resource, record.id), file: recordFile(resource, record.id) })));
-  const views = planViews(lists, filtersSchema.parse({})).map(({ resource, param, value }) => ({ path: filterPath(resource, param, value), file: filterFile(resource, param, value) }));
+  const discovered = { osIds: lists.operating_systems.map((os) => os.id), fieldValues: (resource: ResourceName, field: string) => lists[resource].map((r) => r[field]).filter((v): v is string => typeof v === 'string' && v.length > 0) };
+  const views = planViews(discovered, filtersSchema.parse({})).map(({ resource, param, value }) => ({ path: filterPath(resource, param, value), file: filterFile(resource, param, value) }));
   return [...singles, ...views];
 }

@@ -50,6 +50,8 @@ section.links{margin-top:1rem}
 section.links h3{font-size:1rem;margin:.6rem 0 .3rem}
 .change{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.6rem .9rem;margin-bottom:1rem}
 .muted{color:#5b6473}
+table.findings th{width:auto}
+td.count{white-space:nowrap;text-align:right}
 `;
 
 export const APP_JS = `(function () {
@@ -85,6 +87,11 @@ export const APP_JS = `(function () {
     a.appendChild(el('b', R[r].ids.length));
     nav.appendChild(a);
   });
+
+  var Q = D.quality || { findings: [], shape: {} };
+  var qa = el('a', 'data quality', { href: '#/_quality', id: 'nav-quality' });
+  qa.appendChild(el('b', Q.findings.reduce(function (n, f) { return n + f.count; }, 0)));
+  nav.appendChild(qa);
 
   function fnv(id, buckets) {
     var h = 0x811c9dc5;
@@ -216,9 +223,52 @@ export const APP_JS = `(function () {
     });
   }
 
+  function qualityView() {
+    clear();
+    view.appendChild(el('h2', 'Data quality')).appendChild(el('small', Q.findings.length + ' kinds of finding, largest first'));
+    if (!Q.findings.length) view.appendChild(el('p', 'No findings: the service sent what its API document describes.', { class: 'muted' }));
+    else {
+      var table = view.appendChild(el('table', null, { class: 'findings' }));
+      var head = table.appendChild(el('tr'));
+      ['finding', 'records', 'meaning'].forEach(function (t) { head.appendChild(el('th', t)); });
+      Q.findings.forEach(function (f, n) {
+        var tr = table.appendChild(el('tr'));
+        tr.appendChild(el('td')).appendChild(el('a', f.resource + (f.field ? ' ' + f.field : '') + ': ' + f.code, { href: '#/_quality/' + n }));
+        tr.appendChild(el('td', f.count + ' (' + (f.share * 100).toFixed(1) + '%)', { class: 'count' }));
+        tr.appendChild(el('td', f.meaning, { class: 'muted' }));
+      });
+    }
+    var shape = Object.keys(Q.shape || {});
+    if (shape.length) {
+      view.appendChild(el('h3', 'Fields only one view carries (the service renders its list and single views differently; not a finding)'));
+      var ul = view.appendChild(el('ul'));
+      shape.forEach(function (r) {
+        var s = Q.shape[r];
+        ul.appendChild(el('li', r + ': only in the list ' + (s.listOnly.join(', ') || 'none') + '; only in the single view ' + (s.singleOnly.join(', ') || 'none')));
+      });
+    }
+  }
+
+  function findingView(n) {
+    var f = Q.findings[n];
+    clear();
+    if (!f) { view.appendChild(el('h2', 'No such finding')); return; }
+    view.appendChild(el('h2', f.resource + (f.field ? ' ' + f.field : '') + ': ' + f.code)).appendChild(el('small', f.count + ' records'));
+    view.appendChild(el('p', f.meaning, { class: 'muted' }));
+    var ul = view.appendChild(el('ul', null, { class: 'results' }));
+    f.ids.forEach(function (id) {
+      var i = pos[f.resource] && pos[f.resource].get(id);
+      var li = ul.appendChild(el('li'));
+      if (i === undefined) li.appendChild(el('span', id));
+      else li.appendChild(link(f.resource, i)).after(el('span', ' ' + id, { class: 'muted' }));
+    });
+    if (f.count > f.ids.length) ul.appendChild(el('li', '… and ' + (f.count - f.ids.length) + ' more (all of them are in _meta/quality.json)', { class: 'muted' }));
+  }
+
   function route() {
     var parts = location.hash.replace(/^#\\/?/, '').split('/');
     var r = parts[0];
+    if (r === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1])) : qualityView();
     if (r && R[r] && parts.length > 1) return showRecord(r, decodeURIComponent(parts.slice(1).join('/')));
     if (r && R[r]) return listResource(r);
     home();

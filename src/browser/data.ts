@@ -1,19 +1,32 @@
 /**
- * The data of the offline page, built from the snapshot's files (pure). Pages opened from disk
- * cannot fetch() local JSON in Chromium, so the data comes as scripts: `_browser/data.js` holds a
- * compact index (ids, names, links, counts, the last change), and each record's details sit in
- * one of a few buckets `_browser/records/<resource>/<n>.js`, loaded by a <script> tag on demand.
+ * The data of the offline page (pure). Pages opened from disk cannot fetch() local JSON in
+ * Chromium, so the data comes as scripts: `_browser/data.js` holds a compact index (ids, names,
+ * links, counts, the last change, the data-quality findings), and each record's details sit in
+ * one of a number of buckets `_browser/records/<resource>/<n>.js`, loaded by a <script> tag on
+ * demand. The number of buckets is a power of two, so it changes rarely: a changed record rewrites
+ * its own bucket, not every bucket.
  */
-import { CHANGES_FILE, listFile, recordFile } from '../publish/paths.js';
-import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
-import { decodeJson } from '../publish/json.js';
+import type { ResourceName } from '../spec/resources.js';
+import { RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
+import { CODE_MEANINGS } from '../validate/findings.js';
+import type { Quality } from '../validate/quality.js';
+import { decodeJson } from '../json/encode.js';
 import { isPlainObject } from '../util/json-value.js';
 
-/** About this many records per detail bucket: small scripts, few files. */
+/** About at most this many records per detail bucket: small scripts, few files. */
 const RECORDS_PER_BUCKET = 200;
+/** Record ids a finding of the quality view lists (the count says how many there are). */
+const IDS_PER_FINDING = 1000;
 export const BROWSER_DIR = '_browser';
 export const DATA_FILE = `${BROWSER_DIR}/data.js`;
 export const bucketFile = (resource: ResourceName, bucket: number): string => `${BROWSER_DIR}/records/${resource}/${bucket}.js`;
+
+/** Buckets for `count` records: the smallest power of two that keeps them at most RECORDS_PER_BUCKET each. */
+export function bucketCount(count: number): number {
+  let buckets = 1;
+  while (buckets * RECORDS_PER_BUCKET < count) buckets *= 2;
+  return buckets;
+}
 
 /** FNV-1a over UTF-16 code units; app.js computes the same to find a record's bucket. */
 export function bucketOf(id: string, buckets: number): number {
@@ -25,54 +38,55 @@ export function bucketOf(id: string, buckets: number): number {
   return hash % buckets;
 }
 
+/** What the page lists of a resource: ids and names in list order, and the fields links follow. */
+export interface PageList {
+  ids: string[];
+  names: string[];
+  /** appservers: server_id per record; databases: server_names per record. */
+  refs: unknown[];
+}
 
-
-function listOf(files: ReadonlyMap<string, Buffer>, resource: ResourceName): Record<string, unknown>[] {
-  const body = decodeJson(files.get(listFile(resource)));
-  const records = isPlainObject(body) ? body[resource] : undefined;
-  return Array.isArray(records) ? records.filter(isPlainObject).filter((r) => typeof r.id === 'string') : [];
+/** One list item's contribution to its PageList. */
+export function addItem(list: PageList, resource: ResourceName, item: Record<string, unknown>): void {
+  const id = String(item.id);
+  list.ids.push(id);
+  list.names.push(typeof item.name === 'string' ? item.name : id);
+  if (resource === 'appservers') list.refs.push(item.server_id);
+  if (resource === 'databases') list.refs.push(item.server_names);
 }
 
 /** The newest entry of `_meta/changes.json`, read defensively (absent or odd: undefined). */
-export function lastChange(files: ReadonlyMap<string, Buffer>): Record<string, unknown> | undefined {
-  const body = decodeJson(files.get(CHANGES_FILE));
+export function lastChange(bytes: Buffer | undefined): Record<string, unknown> | undefined {
+  const body = decodeJson(bytes);
   const entries = isPlainObject(body) && Array.isArray(body.changes) ? body.changes.filter(isPlainObject) : [];
   let newest: Record<string, unknown> | undefined;
   for (const entry of entries) if (typeof entry.at === 'string' && (!newest || entry.at > (newest.at as string))) newest = entry;
   return newest;
 }
 
-/** `data.js` and the record buckets, as path → text. */
-export function browserData(files: ReadonlyMap<string, Buffer>): Map<string, string> {
-  const out = new Map<string, string>();
-  const lists = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, listOf(files, r)])) as Record<ResourceName, Record<string, unknown>[]>;
-  const serverIndex = new Map(lists.servers.map((s, i) => [s.id as string, i]));
-  const serverByName = new Map(lists.servers.map((s, i) => [String(s.name), i]));
-  const resources: Record<string, unknown> = {};
-  for (const resource of RESOURCE_NAMES) {
-    const records = lists[resource];
-    const buckets = Math.max(1, Math.ceil(records.length / RECORDS_PER_BUCKET));
-    resources[resource] = {
-      singular: RESOURCES[resource].singular,
-      buckets,
-      ids: records.map((r) => r.id),
-      names: records.map((r) => (typeof r.name === 'string' ? r.name : String(r.id))),
-    };
-    const grouped: Record<string, unknown>[] = Array.from({ length: buckets }, () => ({}));
-    for (const item of records) {
-      const id = item.id as string;
-      const single = decodeJson(files.get(recordFile(resource, id)));
-      const record = isPlainObject(single) && isPlainObject(single[RESOURCES[resource].singular]) ? single[RESOURCES[resource].singular] : item;
-      grouped[bucketOf(id, buckets)]![id] = record;
-    }
-    grouped.forEach((records, n) => out.set(bucketFile(resource, n), `IM_RECORDS(${JSON.stringify(resource)},${n},${JSON.stringify(records)});\n`));
-  }
+/** `data.js`: the index of every record, the links between them, the last change and the findings. */
+export function dataScript(lists: Record<ResourceName, PageList>, change: Record<string, unknown> | undefined, quality: Quality): string {
+  const serverIndex = new Map(lists.servers.ids.map((id, i) => [id, i]));
+  const serverByName = new Map<string, number>();
+  lists.servers.names.forEach((name, i) => {
+    if (!serverByName.has(name)) serverByName.set(name, i);
+  });
+  const resources = Object.fromEntries(
+    RESOURCE_NAMES.map((r) => [r, { singular: RESOURCES[r].singular, buckets: bucketCount(lists[r].ids.length), ids: lists[r].ids, names: lists[r].names }]),
+  );
   // Links by position in the servers list: an appserver's server, a database's servers.
   const links = {
-    appserverServer: lists.appservers.map((a) => serverIndex.get(String(a.server_id)) ?? -1),
-    databaseServers: lists.databases.map((d) => (Array.isArray(d.server_names) ? d.server_names.map((n) => serverByName.get(String(n)) ?? -1).filter((i) => i >= 0) : [])),
+    appserverServer: lists.appservers.refs.map((id) => serverIndex.get(String(id)) ?? -1),
+    databaseServers: lists.databases.refs.map((names) => (Array.isArray(names) ? names.map((n) => serverByName.get(String(n)) ?? -1).filter((i) => i >= 0) : [])),
   };
-  const data = { format: 1, order: RESOURCE_NAMES, resources, links, lastChange: lastChange(files) ?? null };
-  out.set(DATA_FILE, `window.IM_DATA=${JSON.stringify(data)};\n`);
-  return out;
+  const findings = [...quality.findings]
+    .sort((a, b) => b.count - a.count)
+    .map((g) => ({ resource: g.resource, field: g.field, code: g.code, meaning: CODE_MEANINGS[g.code], count: g.count, share: g.share, ids: g.ids.slice(0, IDS_PER_FINDING) }));
+  const data = { format: 2, order: RESOURCE_NAMES, resources, links, lastChange: change ?? null, quality: { findings, shape: quality.shape } };
+  return `window.IM_DATA=${JSON.stringify(data)};\n`;
+}
+
+/** One bucket's script: its records' details by id (a record missing from the folder is left out). */
+export function bucketScript(resource: ResourceName, bucket: number, records: ReadonlyMap<string, unknown>): string {
+  return `IM_RECORDS(${JSON.stringify(resource)},${bucket},${JSON.stringify(Object.fromEntries(records))});\n`;
 }

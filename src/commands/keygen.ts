@@ -1,28 +1,31 @@
 /** `keygen --out PREFIX`: a new Ed25519 key pair for signing snapshots. */
-import { chmod, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { stringFlag, type Command } from '../cli/command.js';
-import { OutputError, UsageError } from '../errors.js';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { pathFlag, type Command } from '../cli/command.js';
+import { describeFsError, KeyExistsError, OutputError, UsageError } from '../errors.js';
 import { generateKeyPair } from '../sign/keys.js';
 
 export const keygenCommand: Command = {
   name: 'keygen',
   summary: 'make an Ed25519 key pair: PREFIX.key (private, for sync/pack --sign-key) and PREFIX.pub (for verify --public-key)',
   options: {
-    out: { type: 'string', value: 'PREFIX', description: 'writes PREFIX.key (mode 0600) and PREFIX.pub; refuses to overwrite either' },
+    out: { type: 'string', value: 'PREFIX', description: 'writes PREFIX.key (mode 0600) and PREFIX.pub, making PREFIX\'s folder (mode 0700) when absent; refuses to overwrite either' },
   },
   async run(parsed, io) {
-    const prefix = stringFlag(parsed, 'out');
-    if (!prefix) throw new UsageError('keygen: --out PREFIX is required, e.g. --out keys/mirror (writes keys/mirror.key and keys/mirror.pub)');
-    const base = resolve(io.cwd, prefix);
+    const base = pathFlag(parsed, 'out', io);
+    if (!base) throw new UsageError('--out PREFIX is required, e.g. --out keys/mirror (writes keys/mirror.key and keys/mirror.pub)');
     const pair = generateKeyPair();
+    try {
+      await mkdir(dirname(base), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new OutputError(`cannot make the folder for ${base}.key: ${describeFsError(error) ?? String(error)}`, { cause: error });
+    }
     const write = async (path: string, text: string, mode: number): Promise<void> => {
       try {
         await writeFile(path, text, { flag: 'wx', mode });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') throw new OutputError('E_KEY_EXISTS', `${path} already exists; keygen never overwrites a key (choose another --out, or delete it first)`);
-        throw new OutputError('E_KEY_WRITE', `cannot write ${path} (${code ?? String(error)})`);
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyExistsError(`${path} already exists; keygen never overwrites a key (choose another --out, or delete it first)`);
+        throw new OutputError(`cannot write the key: ${describeFsError(error) ?? String(error)}`, { cause: error });
       }
       // The process umask may only take bits away; set the mode exactly anyway.
       await chmod(path, mode);

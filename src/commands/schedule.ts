@@ -1,16 +1,14 @@
 /**
- * `schedule`: stays up and runs `sync` on a cron expression, with sync's own planning, the token
- * read once, one JSON line per run on stdout, notes on stderr, and a clean stop on SIGTERM/SIGINT.
+ * `schedule`: stays up and runs `sync` on a cron expression, with every option `sync` takes, the
+ * token read once, one JSON line per run on stdout, notes on stderr (with the next run's time),
+ * and a clean stop on SIGTERM/SIGINT.
  */
 import { validate } from 'node-cron';
-import { stringFlag, type Command } from '../cli/command.js';
+import { outputOf, stringFlag, type Command } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { alertRun } from '../notify/alert.js';
 import { runSchedule } from '../schedule/loop.js';
-import { planSync, preflightSync, syncCommand, syncToken, syncWithIo } from './sync.js';
-
-const SYNC_FLAGS = ['base-url', 'out', 'token-file', 'config', 'concurrency', 'strict', 'allow-mass-removal', 'git', 'report'] as const;
+import { preflight, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
 
 /** Checks an IANA time zone name the way the runtime will use it. */
 function checkTimezone(timezone: string): void {
@@ -28,44 +26,36 @@ export const scheduleCommand: Command = {
     cron: { type: 'string', value: 'EXPR', description: 'when to sync, node-cron syntax with optional seconds (config schedule.cron, default "0 2 * * *")' },
     timezone: { type: 'string', value: 'TZ', description: 'IANA time zone of the cron expression (config schedule.timezone; default the system zone)' },
     'run-at-start': { type: 'boolean', description: 'also sync once right away (config schedule.runAtStart)' },
-    ...Object.fromEntries(SYNC_FLAGS.map((flag) => [flag, { ...syncCommand.options[flag]!, description: `as for sync: ${syncCommand.options[flag]!.description}` }])),
+    ...SYNC_OPTIONS,
   },
   async run(parsed, io) {
-    const plan = planSync(parsed, io);
-    const { schedule, notify } = plan.config;
-    const cron = stringFlag(parsed, 'cron') ?? schedule.cron;
+    const output = outputOf(parsed, io, 'schedule', { timestamps: true });
+    const config = syncConfig(parsed, io);
+    const cron = stringFlag(parsed, 'cron') ?? config.schedule.cron;
     if (!validate(cron)) throw new UsageError(`cron expression ${JSON.stringify(cron)} is not valid (fields: [second] minute hour day-of-month month day-of-week, e.g. "0 2 * * *"); fix --cron or schedule.cron`);
-    const timezone = stringFlag(parsed, 'timezone') ?? schedule.timezone;
+    const timezone = stringFlag(parsed, 'timezone') ?? config.schedule.timezone;
     if (timezone !== undefined) checkTimezone(timezone);
-    if (!plan.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
-    const baseUrl = plan.baseUrl;
-    const token = syncToken(plan, io);
-    await preflightSync(plan);
+    if (!config.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
+    const job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, token: syncToken(parsed, io, config, output), source: config.baseUrl });
+    await preflight(job);
 
     const controller = new AbortController();
-    const stop = (name: string): void => {
-      if (controller.signal.aborted) return;
-      io.stderr.write(`${name}: stopping; a run in progress is aborted before it publishes\n`);
+    const stopListening = onStopSignal((signal) => {
+      output.warn(`${signal}: stopping; a run in progress is aborted before it publishes`);
       controller.abort();
-    };
-    const stopListening = onStopSignal(stop);
-    const quietParsed = { ...parsed, values: { ...parsed.values, quiet: true } };
+    });
     try {
-      io.stderr.write(`schedule: syncing ${baseUrl} into ${plan.out} on "${cron}"${timezone ? ` (${timezone})` : ''}\n`);
+      output.info(`schedule: syncing ${config.baseUrl} into ${job.options.out} on "${cron}"${timezone ? ` (${timezone})` : ''}`);
       const stats = await runSchedule({
         cron,
         timezone,
-        runAtStart: Boolean(parsed.values['run-at-start']) || schedule.runAtStart,
+        runAtStart: Boolean(parsed.values['run-at-start']) || config.schedule.runAtStart,
         signal: controller.signal,
-        run: (signal) => syncWithIo(plan, baseUrl, token, quietParsed, io, signal),
-        emit: (line) => io.stdout.write(`${line}\n`),
-        note: (line) => io.stderr.write(`${line}\n`),
-        afterRun: async (record, result) => {
-          const problem = await alertRun(notify, plan.out, record, result);
-          if (problem) io.stderr.write(`warning: ${problem}\n`);
-        },
+        run: (signal) => runSyncJob(job, output, signal),
+        emit: (record) => io.stdout.write(`${JSON.stringify(record)}\n`),
+        note: (line) => output.info(line),
       });
-      io.stderr.write(`schedule: stopped after ${stats.runs} run${stats.runs === 1 ? '' : 's'} (${stats.failed} failed, ${stats.skipped} ticks skipped)\n`);
+      output.info(`schedule: stopped after ${stats.runs} run${stats.runs === 1 ? '' : 's'} (${stats.failed} failed, ${stats.skipped} ticks skipped)`);
       return 0;
     } finally {
       stopListening();

@@ -1,22 +1,22 @@
-/** `verify --dir DIR`: exit 0 when the folder matches its manifest, 1 naming what does not. */
-import { resolve } from 'node:path';
-import fs from 'fs-extra';
-import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type Command } from '../cli/command.js';
+/** `verify --dir DIR` (or `--archive FILE`): exit 0 when it matches its manifest, 1 naming what does not. */
+import { CONFIG_OPTION, DIR_OPTION, outputFolder, pathFlag, stringFlag, type Command } from '../cli/command.js';
+import { verifyArchive } from '../archive/verify.js';
 import { loadConfig } from '../config/load.js';
-import { ConfigError, UsageError, VerifyError } from '../errors.js';
+import { UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
-import { verifyFolder } from '../verify/verify.js';
-import { freshnessProblem, parseMaxAge } from '../schedule/freshness.js';
-import { verifyArchiveWithIo } from '../archive/verify-command.js';
+import { requireFolder } from '../publish/output.js';
 import { folderSignatureProblem } from '../sign/folder.js';
 import { loadPublicKey } from '../sign/keys.js';
+import { freshnessProblem, parseMaxAge } from '../state/freshness.js';
+import { mismatchMessage, problemLines } from '../verify/report.js';
+import { verifyFolder } from '../verify/verify.js';
 
 const MAX_LINES = 100;
 
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: 'check a published output folder against its manifest',
+  summary: 'check a published output folder (or an archive) against its manifest',
   options: {
     dir: DIR_OPTION,
     config: CONFIG_OPTION,
@@ -24,37 +24,43 @@ export const verifyCommand: Command = {
     archive: { type: 'string', value: 'FILE', description: 'check an archive made by pack instead of a folder, without unpacking it' },
     'public-key': { type: 'string', value: 'FILE', description: 'Ed25519 public key (from keygen): also require a valid _meta/manifest.sig by it' },
   },
+  notes: ['Exit status: 0 it matches; 1 something is missing, altered, extra, badly signed or stale; 2 not a snapshot, or a usage error.'],
   async run(parsed, io) {
-    const keyFile = stringFlag(parsed, 'public-key');
-    const publicKey = keyFile ? loadPublicKey(resolve(io.cwd, keyFile)) : undefined;
-    const archive = stringFlag(parsed, 'archive');
-    if (archive && stringFlag(parsed, 'dir')) throw new UsageError('verify: pass either --dir DIR or --archive FILE, not both');
-    if (archive) return verifyArchiveWithIo(resolve(io.cwd, archive), publicKey, io);
+    const keyFile = pathFlag(parsed, 'public-key', io);
+    const publicKey = keyFile ? loadPublicKey(keyFile) : undefined;
+    const archive = pathFlag(parsed, 'archive', io);
+    if (archive && stringFlag(parsed, 'dir')) throw new UsageError('pass either --dir DIR or --archive FILE, not both');
     const maxAge = stringFlag(parsed, 'max-age') === undefined ? undefined : parseMaxAge(stringFlag(parsed, 'max-age')!);
-    const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
-    const dir = outputFolder(stringFlag(parsed, 'dir'), io, config);
-    if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
-    // Finish an interrupted publish first, unless a sync is running right now.
-    const lock = await acquireLock(dir, 'verify').catch(() => undefined);
-    if (lock) {
-      try {
-        const note = await recover(dir);
-        if (note) io.stderr.write(`${note}\n`);
-      } finally {
-        await lock.release();
+    if (archive && maxAge !== undefined) throw new UsageError('--max-age is about a folder\'s last sync; an archive has none');
+    let target: string;
+    let report;
+    if (archive) {
+      target = archive;
+      report = await verifyArchive(archive, publicKey);
+    } else {
+      const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+      target = outputFolder(stringFlag(parsed, 'dir'), io, config);
+      await requireFolder(target);
+      // Finish an interrupted publish first, unless a sync is running right now.
+      const lock = await acquireLock(target, 'verify').catch(() => undefined);
+      if (lock) {
+        try {
+          const note = await recover(target);
+          if (note) io.stderr.write(`${note}\n`);
+        } finally {
+          await lock.release();
+        }
       }
+      report = { ...(await verifyFolder(target)), signature: publicKey ? await folderSignatureProblem(target, publicKey) : undefined };
     }
-    const report = await verifyFolder(dir);
-    if (report.noManifest) throw new VerifyError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`, []);
-    const signature = publicKey ? await folderSignatureProblem(dir, publicKey) : undefined;
-    const problems = [...report.missing.map((p) => `missing: ${p}`), ...report.altered.map((p) => `altered: ${p}`), ...report.extra.map((p) => `extra: ${p}`), ...(signature ? [`signature: ${signature}`] : [])];
-    const stale = maxAge === undefined ? undefined : await freshnessProblem(dir, maxAge, Date.now());
-    if (stale && problems.length === 0) throw new VerifyError(`${dir} is stale: ${stale}`, [stale]);
-    if (problems.length === 0) {
-      io.stdout.write(`ok: ${dir} matches its manifest (${report.files} files${publicKey ? `, signed by key ${publicKey.keyId}` : ''})\n`);
-      return 0;
+    const problems = problemLines(report);
+    if (problems.length > 0) {
+      io.stdout.write(`${problems.slice(0, MAX_LINES).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
+      throw new VerifyError(mismatchMessage(target, report, problems), problems);
     }
-    io.stdout.write(`${problems.slice(0, MAX_LINES).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
-    throw new VerifyError(`${dir} does not match its manifest: ${report.missing.length} missing, ${report.altered.length} altered, ${report.extra.length} extra${signature ? ', bad signature' : ''} (first: ${problems[0]})`, problems);
+    const stale = maxAge === undefined ? undefined : await freshnessProblem(target, maxAge, Date.now());
+    if (stale) throw new VerifyError(`${target} is stale: ${stale}`, [stale]);
+    io.stdout.write(`ok: ${target} matches its manifest (${report.files} files${publicKey ? `, signed by key ${publicKey.keyId}` : ''})\n`);
+    return 0;
   },
 };

@@ -4,13 +4,16 @@
  */
 import { z } from 'zod';
 import { redactSchema } from '../redact/policy.js';
+import { acceptPatternSchema } from '../validate/accept.js';
 
 const values = z.array(z.string().min(1)).default([]);
 
 export const syncSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).default(16),
+  maxRequestsPerSecond: z.number().min(0).default(0),
   strict: z.boolean().default(false),
   timeoutMs: z.int().min(100).default(30_000),
+  requestDeadlineMs: z.int().min(1_000).default(300_000),
   deadlineMs: z.int().min(1_000).default(3_600_000),
   retries: z.int().min(0).max(20).default(5),
   retryBaseMs: z.int().min(1).default(250),
@@ -79,6 +82,8 @@ export const configSchema = z.strictObject({
   notify: notifySchema.prefault({}),
   /** Fields removed or masked before anything is written (see src/redact/policy.ts). */
   redact: redactSchema.prefault({}),
+  /** Accepted deviations: findings counted and published but never warned about (see src/validate/accept.ts). */
+  quality: z.strictObject({ accept: z.array(acceptPatternSchema).default([]) }).prefault({}),
   /** The offline browser page (index.html + _browser/) written into the snapshot. */
   browser: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
 });

@@ -4,9 +4,11 @@
  * plain data. A record is changed when its single-record file's bytes differ; where it sits in a
  * list does not matter, because list files are not compared.
  */
-import { RESOURCE_NAMES, RESOURCES, isResourceName, type ResourceName } from '../spec/resources.js';
-import { decodeJson } from '../publish/json.js';
-import { decodeSegment } from '../publish/paths.js';
+import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
+import { decodeJson } from '../json/encode.js';
+import { decodeSegment, parseRecordFile } from '../publish/paths.js';
+import type { FileTable } from '../publish/table.js';
+import { compareIds } from '../spec/ids.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
@@ -16,12 +18,14 @@ export interface FieldChange {
   new?: unknown;
 }
 
-/** The changes of one resource; ids sorted, `fields` keyed by changed id. */
+/** The changes of one resource; ids sorted, `fields` keyed by changed id, `names` by any id it names. */
 export interface ResourceChanges {
   added: string[];
   removed: string[];
   changed: string[];
   fields: Record<string, FieldChange[]>;
+  /** The record's name where it has one (a change set read by people names records by both). */
+  names: Record<string, string>;
 }
 
 export type ChangeSet = Record<ResourceName, ResourceChanges>;
@@ -35,57 +39,33 @@ export interface ChangeCounts {
   changed: number;
 }
 
-const RECORD_FILE = /^([a-z_]+)\/([^/]+)\.json$/;
-
 /** The resource of a single-record file (`<resource>/<name>.json`), else undefined. */
 export function recordFileResource(path: string): ResourceName | undefined {
-  const match = RECORD_FILE.exec(path);
-  return match && isResourceName(match[1]!) ? match[1] : undefined;
+  return parseRecordFile(path)?.resource;
 }
 
-/** Sorts ids numerically when both are digits, else by code unit, so `9` comes before `10`. */
-export function compareIds(a: string, b: string): number {
-  if (/^\d+$/.test(a) && /^\d+$/.test(b) && a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * Classifies record files by hash (path → sha256 of each snapshot): cheap, no file is read.
- * Everything that is not a single-record file (lists, views, _meta) is ignored.
- */
-export function classifyPaths(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): PathChanges {
+/** Classifies record files by hash between two snapshots' tables (the new one complete). */
+export function classifyTables(before: FileTable | undefined, after: FileTable): PathChanges {
   const out = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [] }])) as unknown as PathChanges;
-  for (const [path, hash] of after) {
+  const paths = after.paths();
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i]!;
     const resource = recordFileResource(path);
     if (!resource) continue;
-    const old = before.get(path);
-    if (old === undefined) out[resource].added.push(path);
-    else if (old !== hash) out[resource].changed.push(path);
+    const j = before?.indexOf(path);
+    if (j === undefined) out[resource].added.push(path);
+    else if (!after.sameBytes(i, before!, j)) out[resource].changed.push(path);
   }
-  for (const path of before.keys()) {
+  for (const path of before?.paths() ?? []) {
     const resource = recordFileResource(path);
     if (resource && !after.has(path)) out[resource].removed.push(path);
   }
   return out;
 }
 
-/** The paths whose contents `buildChangeSet` needs from each side. */
-export function pathsToRead(paths: PathChanges): { before: string[]; after: string[] } {
-  const before: string[] = [];
-  const after: string[] = [];
-  // An added or removed record's id is its file name, unless the name is a shortened long id.
-  const unnamed = (path: string): boolean => nameId(path) === undefined;
-  for (const resource of RESOURCE_NAMES) {
-    const p = paths[resource];
-    before.push(...p.removed.filter(unnamed), ...p.changed);
-    after.push(...p.added.filter(unnamed), ...p.changed);
-  }
-  return { before, after };
-}
-
 /** The id a record file's name stands for, or undefined when the name is a shortened long id. */
 function nameId(path: string): string | undefined {
-  const name = RECORD_FILE.exec(path)?.[2];
+  const name = parseRecordFile(path)?.name;
   return name === undefined ? undefined : decodeSegment(name);
 }
 
@@ -98,7 +78,7 @@ function recordOf(resource: ResourceName, body: unknown): unknown {
 function idOf(resource: ResourceName, path: string, body: unknown): string {
   const record = recordOf(resource, body);
   if (isPlainObject(record) && typeof record.id === 'string') return record.id;
-  return nameId(path) ?? RECORD_FILE.exec(path)?.[2] ?? path;
+  return nameId(path) ?? parseRecordFile(path)?.name ?? path;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -115,8 +95,8 @@ export function diffValues(before: unknown, after: unknown, path = ''): FieldCha
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((key) => {
       const sub = childPath(path, key);
-      if (!(key in after)) return [{ path: sub, old: before[key] }];
-      if (!(key in before)) return [{ path: sub, new: after[key] }];
+      if (!Object.hasOwn(after, key)) return [{ path: sub, old: before[key] }];
+      if (!Object.hasOwn(before, key)) return [{ path: sub, new: after[key] }];
       return diffValues(before[key], after[key], sub);
     });
   }
@@ -134,31 +114,60 @@ export function diffValues(before: unknown, after: unknown, path = ''): FieldCha
   return [{ path: path || '(record)', old: before, new: after }];
 }
 
+/** The name a record goes by (its `name` field), for readers of change sets; undefined when it has none. */
+function nameOf(record: unknown): string | undefined {
+  return isPlainObject(record) && typeof record.name === 'string' ? record.name : undefined;
+}
+
+/** What one record file tells a change set: its id, its name, and for a changed record the fields that differ. */
+export function recordChange(resource: ResourceName, path: string, before: Buffer | undefined, after: Buffer | undefined): { id: string; name: string | undefined; fields: FieldChange[] } {
+  const old = recordOf(resource, decodeJson(before));
+  const next = recordOf(resource, decodeJson(after));
+  const body = after ?? before;
+  return {
+    id: idOf(resource, path, body === after ? decodeJson(after) : decodeJson(before)),
+    name: nameOf(next) ?? nameOf(old),
+    fields: before !== undefined && after !== undefined ? diffValues(old, next) : [],
+  };
+}
+
+/** Collects a change set record by record; `build` sorts it. */
+export class ChangeSetBuilder {
+  readonly #out = emptyChangeSet();
+
+  add(resource: ResourceName, kind: 'added' | 'removed' | 'changed', change: { id: string; name?: string | undefined; fields?: FieldChange[] }): void {
+    const into = this.#out[resource];
+    into[kind].push(change.id);
+    if (change.name !== undefined) into.names[change.id] = change.name;
+    if (kind === 'changed') into.fields[change.id] = change.fields ?? [];
+  }
+
+  build(): ChangeSet {
+    for (const resource of RESOURCE_NAMES) {
+      const c = this.#out[resource];
+      c.added.sort(compareIds);
+      c.removed.sort(compareIds);
+      c.changed.sort(compareIds);
+      c.fields = Object.fromEntries(c.changed.map((id) => [id, c.fields[id]!]));
+      c.names = Object.fromEntries(Object.keys(c.names).sort(compareIds).map((id) => [id, c.names[id]!]));
+    }
+    return this.#out;
+  }
+}
+
 /**
  * The change set from classified paths and the contents of the files they name (`before` holds
  * removed and changed files of the old snapshot, `after` added and changed files of the new one).
  */
 export function buildChangeSet(paths: PathChanges, before: ReadonlyMap<string, Buffer>, after: ReadonlyMap<string, Buffer>): ChangeSet {
-  const out = {} as ChangeSet;
+  const builder = new ChangeSetBuilder();
   for (const resource of RESOURCE_NAMES) {
     const p = paths[resource];
-    const changes: ResourceChanges = { added: [], removed: [], changed: [], fields: {} };
-    for (const path of p.added) changes.added.push(idOf(resource, path, decodeJson(after.get(path))));
-    for (const path of p.removed) changes.removed.push(idOf(resource, path, decodeJson(before.get(path))));
-    for (const path of p.changed) {
-      const old = decodeJson(before.get(path));
-      const next = decodeJson(after.get(path));
-      const id = idOf(resource, path, next ?? old);
-      changes.changed.push(id);
-      changes.fields[id] = diffValues(recordOf(resource, old), recordOf(resource, next));
-    }
-    changes.added.sort(compareIds);
-    changes.removed.sort(compareIds);
-    changes.changed.sort(compareIds);
-    changes.fields = Object.fromEntries(changes.changed.map((id) => [id, changes.fields[id]!]));
-    out[resource] = changes;
+    for (const path of p.added) builder.add(resource, 'added', recordChange(resource, path, undefined, after.get(path)));
+    for (const path of p.removed) builder.add(resource, 'removed', recordChange(resource, path, before.get(path), undefined));
+    for (const path of p.changed) builder.add(resource, 'changed', recordChange(resource, path, before.get(path), after.get(path)));
   }
-  return out;
+  return builder.build();
 }
 
 /** Added, removed and changed counts per resource. */
@@ -173,5 +182,5 @@ export function hasChanges(changes: ChangeSet): boolean {
 
 /** An empty change set (nothing changed). */
 export function emptyChangeSet(): ChangeSet {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {} }])) as unknown as ChangeSet;
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {}, names: {} }])) as unknown as ChangeSet;
 }

@@ -1,11 +1,12 @@
 /**
  * `_meta/changes.json`: the last change sets, newest first, for readers of a plain static copy
  * without git. Bounded: `keep` entries, and per entry a cap on ids and field paths, with the
- * full counts always given. Pure; run.ts reads and writes the file.
+ * full counts always given. Pure; the sync reads and publishes the file.
  */
 import { z } from 'zod';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { countChanges, type ChangeSet } from './engine.js';
+import { encodeJson } from '../json/encode.js';
+import { countChanges, hasChanges, type ChangeSet } from './engine.js';
 
 /** Ids listed per resource and kind in one entry; the counts say how many there were in all. */
 export const MAX_IDS = 500;
@@ -70,4 +71,27 @@ export function changeEntry(at: string, changes: ChangeSet): HistoryEntry {
 /** The history with `entry` in front, cut to `keep` entries. */
 export function addEntry(history: History | undefined, entry: HistoryEntry, keep: number): History {
   return { changes: [entry, ...(history?.changes ?? [])].slice(0, keep) };
+}
+
+export interface HistoryInput {
+  /** Whether the folder held a snapshot before this sync. */
+  hadSnapshot: boolean;
+  changes: ChangeSet;
+  records: Record<ResourceName, number>;
+  keep: number;
+  at: Date;
+}
+
+/**
+ * The change history's bytes for the new snapshot, from the published file's `existing` bytes
+ * (undefined: it has none). Without record changes they are those bytes as they are, so an
+ * unchanged re-sync rewrites nothing. `restarted` is set when `existing` was not ours.
+ */
+export function nextHistory(existing: Buffer | undefined, input: HistoryInput): { bytes: Buffer | undefined; restarted: boolean } {
+  const changed = !input.hadSnapshot || hasChanges(input.changes);
+  if (!changed) return { bytes: existing, restarted: false };
+  const history = parseHistory(existing);
+  const at = input.at.toISOString();
+  const entry = input.hadSnapshot ? changeEntry(at, input.changes) : initialEntry(at, input.records);
+  return { bytes: encodeJson(addEntry(history, entry, input.keep)), restarted: existing !== undefined && history === undefined };
 }

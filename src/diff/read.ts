@@ -1,64 +1,65 @@
 /**
- * The I/O edge of the diff engine: snapshot folders (through their manifests) and the in-memory
- * file map of a sync. Only the files the hashes say differ are read.
+ * The I/O edge of the diff engine: snapshot folders (through their manifests) and a sync's new
+ * snapshot. Only the record files the hashes say differ are read, a few at a time, and each is
+ * dropped once its fields are compared, so a large change set costs its result, not its files.
  */
 import { join } from 'node:path';
-import pLimit from 'p-limit';
 import fs from 'fs-extra';
-import { ConfigError } from '../errors.js';
-import { readManifest } from '../publish/apply.js';
-import type { Manifest } from '../publish/manifest.js';
-import { buildChangeSet, classifyPaths, pathsToRead, type ChangeSet } from './engine.js';
+import { NotSnapshotError } from '../errors.js';
+import { readManifest } from '../publish/manifest.js';
+import type { FileTable } from '../publish/table.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { forEachConcurrent } from '../util/concurrent.js';
+import { ChangeSetBuilder, classifyTables, recordChange, type ChangeSet, type PathChanges } from './engine.js';
+import { decodeSegment, parseRecordFile } from '../publish/paths.js';
 
-const hashesOf = (manifest: Manifest | undefined): Map<string, string> => new Map(Object.entries(manifest?.files ?? {}).map(([path, entry]) => [path, entry.sha256]));
+type Reader = (path: string) => Promise<Buffer | undefined>;
 
-/** Reads the named files of `dir`; a file that cannot be read is left out (its id then comes from its name). */
-async function readFiles(dir: string, paths: string[]): Promise<Map<string, Buffer>> {
-  const limit = pLimit(32);
-  const files = new Map<string, Buffer>();
-  await Promise.all(
-    paths.map((path) =>
-      limit(async () => {
-        const bytes = await fs.readFile(join(dir, path)).catch(() => undefined);
-        if (bytes) files.set(path, bytes);
-      }),
-    ),
-  );
-  return files;
+const READS_IN_FLIGHT = 32;
+
+/** Records whose added or removed file is read for its name (beyond them, the id from the file name). */
+const NAMED_PER_KIND = 5000;
+
+export interface ChangeSetOptions {
+  /** A first snapshot: added records are named by their file names, nothing is read. */
+  initial?: boolean;
 }
 
-async function snapshotManifest(dir: string): Promise<Manifest> {
-  if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; diff expects two published output folders`);
+/** The change set of classified paths, reading files of the old and new snapshots as needed. */
+export async function changeSetOf(paths: PathChanges, readOld: Reader, readNew: Reader, options: ChangeSetOptions = {}): Promise<ChangeSet> {
+  const builder = new ChangeSetBuilder();
+  const jobs: { resource: ResourceName; kind: 'added' | 'removed' | 'changed'; path: string; read: boolean }[] = [];
+  for (const resource of RESOURCE_NAMES) {
+    const p = paths[resource];
+    // An added or removed record's id is its file name, unless the name is a shortened long id.
+    const named = (path: string, n: number): boolean => (options.initial === true || n >= NAMED_PER_KIND) && decodeSegment(parseRecordFile(path)!.name) !== undefined;
+    p.added.forEach((path, n) => jobs.push({ resource, kind: 'added', path, read: !named(path, n) }));
+    p.removed.forEach((path, n) => jobs.push({ resource, kind: 'removed', path, read: !named(path, n) }));
+    for (const path of p.changed) jobs.push({ resource, kind: 'changed', path, read: true });
+  }
+  await forEachConcurrent(jobs, READS_IN_FLIGHT, async ({ resource, kind, path, read }) => {
+    const before = read && kind !== 'added' ? await readOld(path) : undefined;
+    const after = read && kind !== 'removed' ? await readNew(path) : undefined;
+    builder.add(resource, kind, recordChange(resource, path, before, after));
+  });
+  return builder.build();
+}
+
+/** A file of a folder, or undefined when it cannot be read (its id then comes from its name). */
+export const folderReader =
+  (dir: string): Reader =>
+  (path) =>
+    fs.readFile(join(dir, path)).catch(() => undefined);
+
+async function snapshotTable(dir: string): Promise<FileTable> {
+  if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new NotSnapshotError(`${dir} is not a folder; diff expects two published output folders`);
   const manifest = await readManifest(dir);
-  if (!manifest) throw new ConfigError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`);
-  return manifest;
+  if (!manifest) throw new NotSnapshotError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`);
+  return manifest.table;
 }
 
 /** What changed from the snapshot in `oldDir` to the one in `newDir`. */
 export async function diffFolders(oldDir: string, newDir: string): Promise<ChangeSet> {
-  const [before, after] = await Promise.all([snapshotManifest(oldDir), snapshotManifest(newDir)]);
-  const paths = classifyPaths(hashesOf(before), hashesOf(after));
-  const toRead = pathsToRead(paths);
-  const [oldFiles, newFiles] = await Promise.all([readFiles(oldDir, toRead.before), readFiles(newDir, toRead.after)]);
-  return buildChangeSet(paths, oldFiles, newFiles);
-}
-
-/**
- * What a sync is about to publish: the previous snapshot of `out` (its manifest, old contents read
- * from disk) against the new one's hashes, reading only the new files that changed.
- */
-export async function diffAgainstSnapshot(out: string, previous: Manifest | undefined, entries: ReadonlyMap<string, { sha256: string }>, readNew: (path: string) => Promise<Buffer | undefined>): Promise<ChangeSet> {
-  const paths = classifyPaths(hashesOf(previous), new Map([...entries].map(([path, entry]) => [path, entry.sha256])));
-  const toRead = pathsToRead(paths);
-  const after = new Map<string, Buffer>();
-  const limit = pLimit(32);
-  await Promise.all(
-    toRead.after.map((path) =>
-      limit(async () => {
-        const bytes = await readNew(path);
-        if (bytes) after.set(path, bytes);
-      }),
-    ),
-  );
-  return buildChangeSet(paths, await readFiles(out, toRead.before), after);
+  const [before, after] = await Promise.all([snapshotTable(oldDir), snapshotTable(newDir)]);
+  return changeSetOf(classifyTables(before, after), folderReader(oldDir), folderReader(newDir));
 }

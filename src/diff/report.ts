@@ -1,8 +1,8 @@
 /** `sync --report FILE`: the run's full JSON diff, written atomically (temp file, then rename). */
 import { dirname, join, basename } from 'node:path';
 import fs from 'fs-extra';
-import { OutputError } from '../errors.js';
-import { encodeJson } from '../publish/json.js';
+import { DiskError, describeFsError } from '../errors.js';
+import { encodeJson } from '../json/encode.js';
 import type { ChangeSet } from './engine.js';
 import { changeSetJson } from './format.js';
 
@@ -15,6 +15,6 @@ export async function writeReport(file: string, changes: ChangeSet): Promise<voi
     await fs.rename(tmp, file);
   } catch (error) {
     await fs.rm(tmp, { force: true });
-    throw new OutputError('E_REPORT', `--report: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)} (the snapshot itself was published)`, { cause: error });
+    throw new DiskError(`--report: cannot write it: ${describeFsError(error) ?? String(error)} (the snapshot itself was published)`, { cause: error });
   }
 }

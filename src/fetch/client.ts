@@ -1,22 +1,43 @@
 /**
- * The one HTTP client of a sync: a single undici keep-alive pool, a p-limit cap on requests in
- * flight, retries with backoff, a per-request timeout and an overall deadline. It returns
- * parsed JSON whose envelope the caller checked, so a login page, a truncated body or a wrong
- * envelope is a fault of that request and is retried like a 503.
+ * The one HTTP client of a sync: a single undici keep-alive pool, a cap on requests in flight
+ * that adapts to the service (halved when it says it is overloaded, grown back slowly), an
+ * optional rate cap, retries with backoff, a timeout per request (headers, body inactivity, and a
+ * total) and an overall deadline. A body is handed to the caller's reader as it arrives; a reader
+ * that finds it unusable (a wrong envelope, a cut body, a login page) makes it a fault of that
+ * request, retried like a 503.
  */
 import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { Pool, errors as undiciErrors } from 'undici';
-import { MirrorError, RequestError, TokenRejectedError } from '../errors.js';
+import {
+  AbortedError,
+  BodyFault,
+  BodyTooLargeError,
+  DeadlineError,
+  HttpStatusError,
+  MirrorError,
+  RequestFailedError,
+  TokenRejectedError,
+  ValidationError,
+  WrongServiceError,
+} from '../errors.js';
+import { nestsDeeper, ScanError, TooDeepError } from '../json/scan.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
   baseUrl: string;
   token: string;
+  /** Requests in flight at most (the adaptive cap never goes above it). */
   concurrency: number;
+  /** Requests started per second at most; 0: no cap. */
+  maxRequestsPerSecond?: number;
+  /** Headers, and body inactivity, per request. */
   timeoutMs: number;
+  /** A whole request, body included (a service dripping a byte a second is cut off here). */
+  requestDeadlineMs?: number;
+  /** The whole sync. */
   deadlineMs: number;
   maxBodyBytes: number;
   retry: RetryPolicy;
@@ -24,52 +45,38 @@ export interface ClientOptions {
   onResponse?: () => void;
   /** Called before each retry with the reason, for the log. */
   onRetry?: (path: string, reason: string, delayMs: number) => void;
+  /** Told when the cap on requests in flight changes. */
+  onConcurrency?: (limit: number, reason: string) => void;
   /** Aborts every request (a shutdown); requests then fail with E_ABORTED. */
   signal?: AbortSignal | undefined;
 }
 
 /** Validators from an earlier response, sent so the service may answer 304. */
-export interface Validators {
+export interface RequestValidators {
   etag?: string | undefined;
   lastModified?: string | undefined;
 }
 
-export type FetchResult<T> =
-  | { status: 200; value: T; bytes: Buffer; validators: Validators }
-  | { status: 304 }
-  | { status: 404 };
+export type Fetched<T> = { status: 200; value: T; validators: RequestValidators } | { status: 304 } | { status: 404 };
+
+/** Reads one attempt's body. Throw BodyFault (or a ScanError, SyntaxError) to have the request retried. */
+export type BodyReader<T> = (body: AsyncIterable<Buffer>) => Promise<T>;
 
 export interface ClientStats {
   requests: number;
   retries: number;
   bytes: number;
   notModified: number;
+  /** Retries per reason, for one summary line instead of one line per retry. */
+  retryReasons: Map<string, number>;
+  /** The lowest the adaptive cap went (equal to the configured concurrency when never lowered). */
+  lowestConcurrency: number;
 }
-
-/** Thrown by a body check: the answer was 200 but unusable; the request is retried. */
-export class BodyFault extends Error {}
 
 /** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
 function abandon(body: Readable): void {
   body.on('error', () => {});
   body.destroy();
-}
-
-/** Deeper JSON would overflow the recursive walks of validation and encoding. */
-const MAX_DEPTH = 100;
-
-/** Whether `value` nests deeper than `limit` levels; iterative, so it cannot overflow itself. */
-export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return false;
 }
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED']);
@@ -84,8 +91,16 @@ function describeNetworkError(error: unknown): string | undefined {
   return undefined;
 }
 
+type Attempt<T> = { kind: 'done'; result: Fetched<T> } | { kind: 'retry'; reason: string; status?: number; retryAfterMs?: number; overload?: boolean };
+
+/** Deeper JSON would overflow the recursive walks of validation and encoding. */
+const MAX_DEPTH = 100;
+
+/** How many non-JSON answers (a login page, a proxy's error page) a request gets before any JSON was seen. */
+const HTML_ATTEMPTS_BEFORE_JSON = 3;
+
 export class Client {
-  readonly stats: ClientStats = { requests: 0, retries: 0, bytes: 0, notModified: 0 };
+  readonly stats: ClientStats;
   readonly #options: ClientOptions;
   readonly #pool: Pool;
   readonly #prefix: string;
@@ -93,6 +108,15 @@ export class Client {
   readonly #deadline: AbortController = new AbortController();
   readonly #deadlineTimer: NodeJS.Timeout;
   readonly #origin: string;
+  /** Whether any request got a usable JSON answer: before that, an HTML page means a wrong base URL. */
+  #sawJson = false;
+  /** Successes since the cap last changed. */
+  #calm = 0;
+  #lastCut = 0;
+  /** No request starts before this time (a Retry-After applies to the whole service). */
+  #pausedUntil = 0;
+  /** When the next request may start under the rate cap. */
+  #nextSlot = 0;
 
   constructor(options: ClientOptions) {
     this.#options = options;
@@ -101,6 +125,7 @@ export class Client {
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#pool = new Pool(url.origin, { connections: options.concurrency, keepAliveTimeout: 10_000, pipelining: 1 });
     this.#limit = pLimit(options.concurrency);
+    this.stats = { requests: 0, retries: 0, bytes: 0, notModified: 0, retryReasons: new Map(), lowestConcurrency: options.concurrency };
     // Every request in flight listens on this one signal.
     setMaxListeners(0, this.#deadline.signal);
     this.#deadlineTimer = setTimeout(() => this.#deadline.abort(), options.deadlineMs);
@@ -113,12 +138,32 @@ export class Client {
     return `${this.#origin}${this.#prefix}`;
   }
 
+  /** The cap on requests in flight right now. */
+  get concurrency(): number {
+    return this.#limit.concurrency;
+  }
+
   /**
-   * GETs `path` (relative to the base URL), parses JSON and runs `check` on it; retries faults.
-   * 404 is returned, not thrown: whether it is an error depends on the path.
+   * GETs `path` (relative to the base URL) and hands the body to `read`; retries faults. 304 and
+   * 404 are returned, not thrown: whether they are errors depends on the path.
    */
-  get<T>(path: string, check: (value: unknown) => T, validators?: Validators): Promise<FetchResult<T>> {
-    return this.#limit(() => this.#attempts(path, check, validators));
+  get<T>(path: string, read: BodyReader<T>, validators?: RequestValidators): Promise<Fetched<T>> {
+    return this.#limit(() => this.#attempts(path, read, validators));
+  }
+
+  /** GETs a small JSON body whole: `check` gets the parsed value and the bytes. */
+  getJson<T>(path: string, check: (value: unknown, bytes: Buffer) => T, validators?: RequestValidators): Promise<Fetched<T>> {
+    return this.get(
+      path,
+      async (body) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) chunks.push(chunk);
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        if (nestsDeeper(bytes, MAX_DEPTH)) throw new TooDeepError(MAX_DEPTH);
+        return check(JSON.parse(bytes.toString('utf8')), bytes);
+      },
+      validators,
+    );
   }
 
   async close(): Promise<void> {
@@ -128,20 +173,30 @@ export class Client {
     await this.#pool.destroy();
   }
 
-  async #attempts<T>(path: string, check: (value: unknown) => T, validators: Validators | undefined): Promise<FetchResult<T>> {
+  async #attempts<T>(path: string, read: BodyReader<T>, validators: RequestValidators | undefined): Promise<Fetched<T>> {
     const { retry } = this.#options;
+    let htmlAnswers = 0;
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
-      const outcome = await this.#once(path, check, validators);
+      await this.#waitTurn(path);
+      const outcome = await this.#once(path, read, validators);
       if (outcome.kind === 'done') {
         this.#options.onResponse?.();
+        this.#succeeded();
         return outcome.result;
       }
-      if (attempt >= retry.retries) {
-        throw new RequestError('E_REQUEST_FAILED', path, `GET ${path} failed after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${outcome.reason}`, outcome.status === undefined ? {} : { status: outcome.status });
+      if (outcome.reason.startsWith('the body is not JSON') && !this.#sawJson && ++htmlAnswers >= HTML_ATTEMPTS_BEFORE_JSON) {
+        throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered ${outcome.reason.replace(/^the body is not JSON /, 'a page that is not JSON ')}, ${htmlAnswers} times: is the base URL right? It must be the API's root (the one whose /servers.json is the server list), not the web interface or a login page`);
       }
+      if (attempt >= retry.retries) {
+        throw new RequestFailedError(path, `GET ${path} failed after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${outcome.reason}`, outcome.status === undefined ? {} : { status: outcome.status });
+      }
+      if (outcome.overload) this.#overloaded(outcome.reason);
       const delay = retryDelay(attempt, retry, outcome.retryAfterMs);
+      if (outcome.retryAfterMs !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
       this.stats.retries++;
+      const reason = outcome.reason.replace(/\(content type [^)]*\)/, '').trim();
+      this.stats.retryReasons.set(reason, (this.stats.retryReasons.get(reason) ?? 0) + 1);
       this.#options.onRetry?.(path, outcome.reason, delay);
       try {
         await sleep(delay, undefined, { signal: this.#deadline.signal });
@@ -151,100 +206,147 @@ export class Client {
     }
   }
 
-  #checkDeadline(path: string): void {
-    if (this.#options.signal?.aborted) throw new RequestError('E_ABORTED', path, `the sync was stopped while fetching GET ${path}; nothing was published`);
-    if (this.#deadline.signal.aborted) {
-      throw new RequestError('E_DEADLINE', path, `the sync deadline of ${Math.round(this.#options.deadlineMs / 1000)}s passed while fetching GET ${path}; raise sync.deadlineMs or check the service`);
+  /** Waits for a Retry-After pause and for a slot under the rate cap. */
+  async #waitTurn(path: string): Promise<void> {
+    const rate = this.#options.maxRequestsPerSecond ?? 0;
+    let wait = this.#pausedUntil - Date.now();
+    if (rate > 0) {
+      const now = Date.now();
+      const slot = Math.max(now, this.#nextSlot, this.#pausedUntil);
+      this.#nextSlot = slot + 1000 / rate;
+      wait = slot - now;
+    }
+    if (wait <= 0) return;
+    try {
+      await sleep(wait, undefined, { signal: this.#deadline.signal });
+    } catch {
+      this.#checkDeadline(path);
     }
   }
 
-  async #once<T>(
-    path: string,
-    check: (value: unknown) => T,
-    validators: Validators | undefined,
-  ): Promise<{ kind: 'done'; result: FetchResult<T> } | { kind: 'retry'; reason: string; status?: number; retryAfterMs?: number }> {
+  /** The service said it is overloaded: halve the cap, at most once a second. */
+  #overloaded(reason: string): void {
+    const now = Date.now();
+    if (now - this.#lastCut < 1000 || this.#limit.concurrency <= 1) return;
+    this.#lastCut = now;
+    this.#calm = 0;
+    this.#limit.concurrency = Math.max(1, Math.floor(this.#limit.concurrency / 2));
+    this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, this.#limit.concurrency);
+    this.#options.onConcurrency?.(this.#limit.concurrency, reason);
+  }
+
+  /** A calm stretch as long as the cap grows the cap back by one, up to the configured concurrency. */
+  #succeeded(): void {
+    const limit = this.#limit.concurrency;
+    if (limit >= this.#options.concurrency) return;
+    if (++this.#calm < limit * 4) return;
+    this.#calm = 0;
+    this.#limit.concurrency = limit + 1;
+  }
+
+  #checkDeadline(path: string): void {
+    if (this.#options.signal?.aborted) throw new AbortedError(`the sync was stopped while fetching GET ${path}; nothing was published`);
+    if (this.#deadline.signal.aborted) {
+      throw new DeadlineError(path, `the sync deadline of ${Math.round(this.#options.deadlineMs / 1000)}s passed while fetching GET ${path}; raise sync.deadlineMs or check the service`);
+    }
+  }
+
+  async #once<T>(path: string, read: BodyReader<T>, validators: RequestValidators | undefined): Promise<Attempt<T>> {
     const headers: Record<string, string> = { 'x-api-token': this.#options.token, accept: 'application/json' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.stats.requests++;
+    const requestDeadline = this.#options.requestDeadlineMs;
+    const signal = requestDeadline ? AbortSignal.any([this.#deadline.signal, AbortSignal.timeout(requestDeadline)]) : this.#deadline.signal;
     let response;
     try {
-      response = await this.#pool.request({
-        path: this.#prefix + path,
-        method: 'GET',
-        headers,
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
-        signal: this.#deadline.signal,
-      });
+      response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs, signal });
     } catch (error) {
       this.#checkDeadline(path);
+      if (signal.aborted) return { kind: 'retry', reason: `no answer within ${Math.round(requestDeadline! / 1000)}s (sync.requestDeadlineMs)`, overload: true };
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTFOUND') throw new RequestFailedError(path, `the host of ${this.displayUrl} is not known (DNS: ENOTFOUND); check the base URL`);
       const reason = describeNetworkError(error);
       if (reason === undefined) throw error;
-      if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED' || (error as NodeJS.ErrnoException).code === 'ENOTFOUND') {
-        return { kind: 'retry', reason: `the service at ${this.displayUrl} is unreachable (${(error as NodeJS.ErrnoException).code})` };
-      }
-      return { kind: 'retry', reason };
+      if (code === 'ECONNREFUSED') return { kind: 'retry', reason: `the service at ${this.displayUrl} is unreachable (ECONNREFUSED)` };
+      return { kind: 'retry', reason, overload: reason === 'timed out' };
     }
-    const { statusCode } = response;
+    const { statusCode, body } = response;
     const header = (name: string): string | undefined => {
       const value = response.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    let bytes: Buffer;
-    try {
-      bytes = await this.#readBody(response.body, path, statusCode === 200 ? header('content-length') : undefined);
-    } catch (error) {
-      if (error instanceof MirrorError) throw error;
-      this.#checkDeadline(path);
-      return { kind: 'retry', reason: describeNetworkError(error) ?? `body read failed (${String(error)})`, status: statusCode };
+    const discard = async (): Promise<void> => {
+      try {
+        await body.dump({ limit: 64 * 1024 });
+      } catch {
+        // The connection goes; nothing of this answer is needed.
+      }
+    };
+    if (statusCode === 401 || statusCode === 403) {
+      await discard();
+      throw new TokenRejectedError(path, statusCode);
     }
-    this.stats.bytes += bytes.length;
-    if (statusCode === 401 || statusCode === 403) throw new TokenRejectedError(path, statusCode);
     if (statusCode === 304 && validators) {
+      await discard();
       this.stats.notModified++;
       return { kind: 'done', result: { status: 304 } };
     }
-    if (statusCode === 404) return { kind: 'done', result: { status: 404 } };
+    if (statusCode === 404) {
+      await discard();
+      return { kind: 'done', result: { status: 404 } };
+    }
+    if (statusCode >= 300 && statusCode < 400) {
+      await discard();
+      const location = header('location');
+      throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${location.length > 200 ? `${location.slice(0, 200)}…` : location}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
+    }
     if (isRetryableStatus(statusCode)) {
-      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()) };
+      await discard();
+      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 429 || statusCode === 503 };
     }
     if (statusCode !== 200) {
-      throw new RequestError('E_HTTP_STATUS', path, `GET ${path} answered HTTP ${statusCode}; expected 200`, { status: statusCode });
+      await discard();
+      throw new HttpStatusError(path, statusCode, `GET ${path} answered HTTP ${statusCode}; expected 200`);
     }
     const contentType = header('content-type') ?? '(none)';
-    if (!/[/+]json\b/i.test(contentType)) return { kind: 'retry', reason: `the body is not JSON (content type ${contentType})`, status: 200 };
+    if (!/[/+]json\b/i.test(contentType)) {
+      await discard();
+      return { kind: 'retry', reason: `the body is not JSON (content type ${contentType})`, status: 200 };
+    }
+    const max = this.#options.maxBodyBytes;
+    const length = header('content-length');
+    if (length !== undefined && Number(length) > max) {
+      abandon(body);
+      throw new BodyTooLargeError(path, `GET ${path} sent ${length} bytes, over the limit of ${max} (sync.maxBodyBytes)`);
+    }
+    const stats = this.stats;
+    let size = 0;
+    const counted = async function* (): AsyncGenerator<Buffer> {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        stats.bytes += chunk.length;
+        if (size > max) throw new BodyTooLargeError(path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
+        yield chunk;
+      }
+    };
     let value: T;
     try {
-      const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-      if (depthExceeds(parsed, MAX_DEPTH)) {
-        throw new RequestError('E_BODY_TOO_DEEP', path, `GET ${path} sent JSON nested deeper than ${MAX_DEPTH} levels (${bytes.length} bytes); an inventory record is never that deep`);
-      }
-      value = check(parsed);
+      value = await read(counted());
     } catch (error) {
-      if (error instanceof SyntaxError) return { kind: 'retry', reason: `the body is not valid JSON (content type ${contentType}, ${bytes.length} bytes)`, status: 200 };
+      abandon(body);
+      if (error instanceof MirrorError) throw error;
+      if (error instanceof TooDeepError) throw new ValidationError(`GET ${path} sent ${error.message}; an inventory record is never that deep`);
+      this.#checkDeadline(path);
+      if (signal.aborted) return { kind: 'retry', reason: `the body did not arrive within ${Math.round(requestDeadline! / 1000)}s (sync.requestDeadlineMs)`, status: 200, overload: true };
       if (error instanceof BodyFault) return { kind: 'retry', reason: error.message, status: 200 };
+      if (error instanceof ScanError) return { kind: 'retry', reason: error.truncated ? `truncated body (${error.message})` : `the body is not valid JSON (${error.message})`, status: 200 };
+      if (error instanceof SyntaxError) return { kind: 'retry', reason: `the body is not valid JSON (content type ${contentType}, ${size} bytes)`, status: 200 };
+      const network = describeNetworkError(error);
+      if (network !== undefined) return { kind: 'retry', reason: network, status: 200, overload: network === 'timed out' };
       throw error;
     }
-    return { kind: 'done', result: { status: 200, value, bytes, validators: { etag: header('etag'), lastModified: header('last-modified') } } };
-  }
-
-  async #readBody(body: Readable, path: string, contentLength: string | undefined): Promise<Buffer> {
-    const max = this.#options.maxBodyBytes;
-    if (contentLength !== undefined && Number(contentLength) > max) {
-      abandon(body);
-      throw new RequestError('E_BODY_TOO_LARGE', path, `GET ${path} sent ${contentLength} bytes, over the limit of ${max} (sync.maxBodyBytes)`);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > max) {
-        abandon(body);
-        throw new RequestError('E_BODY_TOO_LARGE', path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
-      }
-      chunks.push(chunk);
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    this.#sawJson = true;
+    return { kind: 'done', result: { status: 200, value, validators: { etag: header('etag'), lastModified: header('last-modified') } } };
   }
 }

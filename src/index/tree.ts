@@ -1,12 +1,19 @@
 /** What the snapshot holds besides the service's bodies, and what its files count. Pure. */
-import { encodeJson } from '../publish/json.js';
-import { FILTER_INDEX_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, REDACTION_FILE, WORK_DIR, filterFile } from '../publish/paths.js';
+import { encodeJson } from '../json/encode.js';
+import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, parseRecordFile } from '../publish/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ViewKey } from './views.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
 
 /** The tree's own .gitignore: run metadata and work files stay out of git. */
 const GITIGNORE = `# Written by inventory-mirror: run metadata, caches and work files, not part of the snapshot.\n/${LAST_SYNC_FILE}\n/${HTTP_CACHE_FILE}\n/${WORK_DIR}/\n`;
+
+/**
+ * The tree's .gitattributes: files that are ours rather than the service's, and that churn with
+ * every change, are marked generated (collapsed in review tools) and, where a line diff says
+ * nothing a person reads (the manifest's hashes, the page's data scripts), shown without a diff.
+ */
+const GITATTRIBUTES = `# Written by inventory-mirror: generated files, folded away in diffs and reviews.\n/${MANIFEST_FILE} -diff linguist-generated\n/${FILTER_INDEX_FILE} linguist-generated\n/${CHANGES_FILE} linguist-generated\n/_browser/** -diff linguist-generated\n/index.html linguist-generated\n`;
 
 /**
  * The files that index the snapshot rather than mirror the service: `_meta/filters.json` (the
@@ -17,6 +24,7 @@ export function indexFiles(views: readonly ViewKey[], redact?: RedactPolicy): Ma
   const files = new Map<string, Buffer>([
     [FILTER_INDEX_FILE, encodeJson({ filters })],
     [GITIGNORE_FILE, Buffer.from(GITIGNORE)],
+    [GITATTRIBUTES_FILE, Buffer.from(GITATTRIBUTES)],
   ]);
   if (isRedacting(redact)) files.set(REDACTION_FILE, encodeRedaction(redact));
   return files;
@@ -26,8 +34,8 @@ export function indexFiles(views: readonly ViewKey[], redact?: RedactPolicy): Ma
 export function countRecords(paths: Iterable<string>): Record<ResourceName, number> {
   const counts = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 0])) as Record<ResourceName, number>;
   for (const path of paths) {
-    const match = /^([a-z_]+)\/[^/]+\.json$/.exec(path);
-    if (match && match[1]! in counts) counts[match[1] as ResourceName]++;
+    const file = parseRecordFile(path);
+    if (file) counts[file.resource]++;
   }
   return counts;
 }

@@ -4,8 +4,8 @@
  * `include=servers`), and the configured values of filters that cannot be discovered. Pure.
  */
 import type { FilterSettings } from '../config/schema.js';
-import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
-import type { RawRecord } from '../spec/schemas.js';
+import { RESOURCE_NAMES, RESOURCES, type FilterSpec, type ResourceName } from '../spec/resources.js';
+import { compareCodeUnits } from '../util/order.js';
 
 export interface ViewKey {
   resource: ResourceName;
@@ -13,38 +13,45 @@ export interface ViewKey {
   value: string;
 }
 
-/** The filtered views to fetch, given the full lists. Sorted, without duplicates. */
-export function planViews(lists: Readonly<Record<ResourceName, readonly RawRecord[]>>, configured: FilterSettings): ViewKey[] {
+/** What the lists revealed: the operating-system ids, and the values of a `field` filter's field. */
+export interface Discovered {
+  osIds: readonly string[];
+  fieldValues(resource: ResourceName, field: string): Iterable<string>;
+}
+
+/** The configured values of a `config` filter. */
+export function configuredValues(configured: FilterSettings, resource: ResourceName, param: string): readonly string[] {
+  const section = (configured as Record<string, Record<string, string[]> | undefined>)[resource];
+  return section && Object.hasOwn(section, param) ? section[param]! : [];
+}
+
+function valuesOf(resource: ResourceName, filter: FilterSpec, discovered: Discovered, configured: FilterSettings): Iterable<string> {
+  switch (filter.values.kind) {
+    case 'os-ids':
+      return discovered.osIds;
+    case 'fixed':
+      return filter.values.values;
+    case 'field':
+      return discovered.fieldValues(resource, filter.values.field);
+    case 'config':
+      return configuredValues(configured, resource, filter.param);
+    case 'substring':
+      return [];
+  }
+}
+
+/** The filtered views to fetch. Sorted, without duplicates. */
+export function planViews(discovered: Discovered, configured: FilterSettings): ViewKey[] {
   const views: ViewKey[] = [];
   for (const resource of RESOURCE_NAMES) {
     for (const filter of RESOURCES[resource].filters) {
-      const add = (values: Iterable<string>): void => {
-        for (const value of new Set(values)) views.push({ resource, param: filter.param, value });
-      };
-      switch (filter.values.kind) {
-        case 'os-ids':
-          add(lists.operating_systems.map((os) => os.id));
-          break;
-        case 'fixed':
-          add(filter.values.values);
-          break;
-        case 'field': {
-          const field = filter.values.field;
-          add(lists[resource].map((r) => r[field]).filter((v): v is string => typeof v === 'string' && v.length > 0));
-          break;
-        }
-        case 'config':
-          add((configured as Record<string, Record<string, string[]> | undefined>)[resource]?.[filter.param] ?? []);
-          break;
-        case 'substring':
-          break;
-      }
+      for (const value of new Set(valuesOf(resource, filter, discovered, configured))) views.push({ resource, param: filter.param, value });
     }
   }
-  return views.sort((a, b) => compare(a.resource, b.resource) || compare(a.param, b.param) || compare(a.value, b.value));
+  return views.sort((a, b) => compareCodeUnits(a.resource, b.resource) || compareCodeUnits(a.param, b.param) || compareCodeUnits(a.value, b.value));
 }
 
-/** Code-unit order: the same on every machine and locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** How a view names itself in messages and findings: `?by_system=3`. */
+export function viewLabel(view: ViewKey): string {
+  return `?${view.param}=${view.value}`;
 }

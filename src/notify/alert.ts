@@ -1,12 +1,13 @@
 /**
  * Which finished runs call the webhook, and with what: a failed run always (when a URL is set),
  * a run that changed the snapshot when `notify.onChange` asks. Shared by `sync` (run from cron or
- * systemd) and `schedule`.
+ * systemd) and `schedule`. The payload is scrubbed of secrets: an error message may quote what a
+ * service or proxy echoed.
  */
 import type { NotifySettings } from '../config/schema.js';
 import { formatChangeLine } from '../diff/format.js';
-import type { RunRecord } from '../schedule/loop.js';
-import type { SyncResult } from '../sync/run.js';
+import type { RunRecord, SyncResult } from '../sync/result.js';
+import { scrubValue } from '../util/secrets.js';
 import { postWebhook, type WebhookPayload } from './webhook.js';
 
 /** Posts the webhook `record` calls for, if any; resolves to a problem to log, never throws. */
@@ -22,5 +23,5 @@ export async function alertRun(notify: NotifySettings, out: string, record: RunR
     ...(record.changes ? { changes: record.changes } : {}),
     ...(result ? { summary: formatChangeLine(result.changes) } : {}),
   };
-  return postWebhook(notify.url, payload, notify.timeoutMs);
+  return postWebhook(notify.url, scrubValue(payload), notify.timeoutMs);
 }

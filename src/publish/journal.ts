@@ -14,9 +14,10 @@
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import fs from 'fs-extra';
-import { OutputError } from '../errors.js';
+import { JournalError } from '../errors.js';
 import { sha256 } from './manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
+import { checkFoldersOf, safeFolder } from './safe-folder.js';
 
 export interface Journal {
   format: 2;
@@ -37,16 +38,25 @@ export type JournalPut = Journal['puts'][number];
 export const stagingDir = (dir: string): string => join(dir, WORK_DIR, STAGING);
 export const journalPath = (dir: string): string => join(dir, WORK_DIR, JOURNAL);
 
-/** Files placed after everything else, in this order: the manifest, then its signature. */
-function finalRank(path: string): number {
-  return path === MANIFEST_FILE ? 1 : path === SIGNATURE_FILE ? 2 : 0;
+/**
+ * Whether a put is placed after the whole tree, one by one in journal order: the run metadata
+ * bound to the manifest, the manifest, then its signature (staged apart, under `final/`).
+ */
+function isFinal(put: JournalPut): boolean {
+  return put.staged.startsWith('final/') || put.path === MANIFEST_FILE || put.path === SIGNATURE_FILE;
 }
 
 /** The commit point: once this rename is done, the new snapshot will be applied, now or on recovery. */
 export async function commit(dir: string, journal: Journal): Promise<void> {
   const path = journalPath(dir);
-  await fs.writeFile(`${path}.tmp`, JSON.stringify(journal));
-  await fs.rename(`${path}.tmp`, path);
+  try {
+    await fs.writeFile(`${path}.tmp`, JSON.stringify(journal));
+    await fs.rename(`${path}.tmp`, path);
+  } catch (error) {
+    // Not committed (a full disk, say): leave no half-written journal for recovery to trip on.
+    await fs.rm(`${path}.tmp`, { force: true });
+    throw error;
+  }
 }
 
 /**
@@ -56,6 +66,8 @@ export async function commit(dir: string, journal: Journal): Promise<void> {
  */
 export async function rollForward(dir: string, journal: Journal, checkStaged = false): Promise<string[]> {
   const staging = stagingDir(dir);
+  // Never rename into or delete from a folder that is a link out of the output folder.
+  await checkFoldersOf(dir, [...journal.puts.map((p) => p.path), ...journal.removes]);
   const made = new Set<string>();
   const ensureDir = async (path: string): Promise<void> => {
     const parent = dirname(path);
@@ -65,7 +77,7 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
   };
   const dropped: string[] = [];
   const limit = pLimit(IO_CONCURRENCY);
-  const last = journal.puts.filter((p) => finalRank(p.path) > 0);
+  const last = journal.puts.filter(isFinal);
   const place = async (put: JournalPut): Promise<void> => {
     const from = join(staging, put.staged);
     const to = join(dir, put.path);
@@ -85,7 +97,7 @@ export async function rollForward(dir: string, journal: Journal, checkStaged = f
       if (!(await placed(put, to))) dropped.push(put.path);
     }
   };
-  await Promise.all(journal.puts.filter((p) => finalRank(p.path) === 0).map((put) => limit(() => place(put))));
+  await Promise.all(journal.puts.filter((p) => !isFinal(p)).map((put) => limit(() => place(put))));
   await Promise.all(journal.removes.map((path) => limit(() => fs.rm(join(dir, path), { force: true }))));
   await pruneEmptyDirs(dir, journal.removes);
   for (const path of dropped) await fs.rm(join(dir, path), { force: true });
@@ -123,6 +135,7 @@ async function pruneEmptyDirs(dir: string, removed: string[]): Promise<void> {
  * the folder. Returns a message when there was something to recover.
  */
 export async function recover(dir: string): Promise<string | undefined> {
+  if ((await safeFolder(dir, WORK_DIR)) === 'absent') return undefined;
   const path = journalPath(dir);
   let text: string | undefined;
   try {
@@ -142,7 +155,7 @@ export async function recover(dir: string): Promise<string | undefined> {
     journal = JSON.parse(text) as Journal;
     if (journal.format !== 2 || !Array.isArray(journal.puts) || !Array.isArray(journal.removes)) throw new Error('unknown format');
   } catch (error) {
-    throw new OutputError('E_JOURNAL', `${path} is damaged (${(error as Error).message}); run \`inventory-mirror sync\` after deleting it, then \`verify\``);
+    throw new JournalError(`${path} is damaged (${(error as Error).message}); run \`inventory-mirror sync\` after deleting it, then \`verify\``);
   }
   const dropped = await rollForward(dir, journal, true);
   const tail = dropped.length ? `; ${dropped.length} staged file(s) were lost (${dropped.slice(0, 3).join(', ')}), the next sync writes them again` : '';

@@ -5,8 +5,9 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { OutputError } from '../errors.js';
+import { LockedError } from '../errors.js';
 import { WORK_DIR } from './paths.js';
+import { safeFolder } from './safe-folder.js';
 
 export interface Lock {
   release(): Promise<void>;
@@ -42,7 +43,11 @@ async function readLock(path: string): Promise<LockInfo | undefined> {
 /** Takes the folder's lock for `command`, or throws E_LOCKED naming the holder. */
 export async function acquireLock(dir: string, command: string): Promise<Lock> {
   const path = join(dir, WORK_DIR, 'lock');
-  await fs.mkdir(join(dir, WORK_DIR), { recursive: true });
+  if ((await safeFolder(dir, WORK_DIR)) === 'absent') {
+    await fs.mkdir(join(dir, WORK_DIR)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+  }
   const info: LockInfo = { pid: process.pid, host: hostname(), command, since: new Date().toISOString() };
   let warning: string | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -60,14 +65,14 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new OutputError('E_OUTPUT', `cannot create the lock ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = await readLock(path);
     if (holder && (holder.host !== info.host || isAlive(holder.pid))) {
-      throw new OutputError('E_LOCKED', `${dir} is locked by ${holder.command} (pid ${holder.pid} on ${holder.host}, since ${holder.since}); wait for it to finish, or delete ${path} if that process is gone`);
+      throw new LockedError(`${dir} is locked by ${holder.command} (pid ${holder.pid} on ${holder.host}, since ${holder.since}); wait for it to finish, or delete ${path} if that process is gone`);
     }
     warning = holder ? `took over a stale lock of ${dir} left by pid ${holder.pid} (${holder.command}, since ${holder.since}), which is no longer running` : `took over an unreadable lock file ${path}`;
     await fs.rm(path, { force: true });
   }
-  throw new OutputError('E_LOCKED', `${dir}: could not take the lock ${path}; another process keeps taking it`);
+  throw new LockedError(`${dir}: could not take the lock ${path}; another process keeps taking it`);
 }

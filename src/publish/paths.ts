@@ -4,7 +4,7 @@
  * encoding is injective, so no id can reach outside the folder or onto another record's file.
  */
 import { createHash } from 'node:crypto';
-import type { ResourceName } from '../spec/resources.js';
+import { isResourceName, type ResourceName } from '../spec/resources.js';
 
 const SAFE = /^[A-Za-z0-9._~-]+$/;
 /** Most file systems cap a name at 255 bytes; keep room for `.json` and temporary suffixes. */
@@ -42,6 +42,14 @@ export function decodeSegment(name: string): string | undefined {
 
 const HASHED = /~[0-9a-f]{32}$/;
 
+const RECORD_FILE = /^([a-z_]+)\/([^/]+)\.json$/;
+
+/** The resource and file name of a single-record file (`servers/12.json`), else undefined. */
+export function parseRecordFile(path: string): { resource: ResourceName; name: string } | undefined {
+  const match = RECORD_FILE.exec(path);
+  return match && isResourceName(match[1]!) ? { resource: match[1], name: match[2]! } : undefined;
+}
+
 export const listFile = (resource: ResourceName): string => `${resource}.json`;
 export const recordFile = (resource: ResourceName, id: string): string => `${resource}/${encodeSegment(id)}.json`;
 export const filterFile = (resource: ResourceName, param: string, value: string): string =>
@@ -59,7 +67,10 @@ export const SIGNATURE_FILE = `${META_DIR}/manifest.sig`;
 export const HTTP_CACHE_FILE = `${META_DIR}/http-cache.json`;
 /** The redaction policy the snapshot was made with (only when there is one); part of the snapshot. */
 export const REDACTION_FILE = `${META_DIR}/redaction.json`;
+/** The inventory's data quality (see validate/quality.ts); part of the snapshot. */
+export const QUALITY_FILE = `${META_DIR}/quality.json`;
 export const GITIGNORE_FILE = '.gitignore';
+export const GITATTRIBUTES_FILE = '.gitattributes';
 /** Lock, journal and staged files live here, inside the folder so renames stay on one file system. */
 export const WORK_DIR = '.inventory-mirror';
 

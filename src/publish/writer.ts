@@ -1,47 +1,67 @@
 /**
  * Collects a new snapshot file by file while the sync runs, writing only what changed, and into
- * the staging area, not the folder: a changed body is staged the moment it arrives, so file
- * creation overlaps the wait for the service and no body has to stay in memory. An unchanged
- * file (same hash as the previous manifest, or a 304) is only checked to still exist: by its
- * size after a reboot, by its folder's listing within the boot of the last sync (see boot.ts).
- * `commit` then publishes the whole snapshot through one journal (see journal.ts), where every
- * folder the previous snapshot did not have moves into place with a single rename.
+ * the staging area, not the folder: a changed body is staged the moment it arrives (a list is
+ * streamed into its staged file), so file creation overlaps the wait for the service and no body
+ * has to stay in memory. An unchanged file (same hash as the previous manifest, or a 304) is only
+ * checked to still exist: by its size after a reboot, by its folder's listing within the boot of
+ * the last sync (see state/boot.ts). `commit` then publishes the whole snapshot through one
+ * journal (see journal.ts), where every folder the previous snapshot did not have moves into
+ * place with a single rename, and the run metadata bound to the manifest goes with it.
  */
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { OutputError } from '../errors.js';
-import { signsManifest } from '../sign/signature.js';
+import { NameCollisionError } from '../errors.js';
 import { commit, rollForward, stagingDir, type Journal } from './journal.js';
-import { buildManifest, encodeManifest, sha256, type Manifest, type ManifestEntry } from './manifest.js';
+import { manifestChunks, sha256 } from './manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
+import { FileTable, type Validators } from './table.js';
+import { safeFolder } from './safe-folder.js';
 
 export interface PublishResult {
   written: string[];
   removed: string[];
   unchanged: number;
-  manifest: Manifest;
+  /** The sha256 of the new manifest's bytes. */
+  manifestSha256: string;
+  /** Whether a journal was committed (false: the folder already held this snapshot). */
+  published: boolean;
 }
+
+/** Files written next to the manifest: bound to it (they name its sha256), outside it. */
+export type MetaFiles = (manifestSha256: string, order: readonly number[]) => Map<string, Iterable<string> | Buffer>;
 
 export interface CommitOptions {
   /** Signs the manifest's bytes; the signature is published with it, in the same journal. */
   sign?: ((manifest: Buffer) => Buffer) | undefined;
+  /** Run metadata placed in the same journal (or written at once when nothing else changes). */
+  meta?: MetaFiles;
   /** Told of what the publish did beyond files (a stale signature removed). */
   log?: (line: string) => void;
+  /** Whether a signature left from an earlier manifest signs this one (no key: kept only then). */
+  signs?: (signature: Buffer, manifest: Buffer) => boolean;
+}
+
+/** A published file that no longer holds the bytes its manifest lists: fetch it again. */
+export class DamagedFileError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} no longer matches its manifest`);
+  }
 }
 
 /** Where staged files of the snapshot tree go, relative to the work folder. */
 const TREE = 'tree';
-/** The manifest and its signature, staged apart from the tree: they are placed last. */
+/** The manifest, its signature and the run metadata, staged apart from the tree: they are placed last. */
 const FINAL = 'final';
 
 /**
- * Whether `path` is a file of `size` bytes. Synchronous on purpose: a stat of a cached inode takes
- * a microsecond or two, while queueing 36k of them to the thread pool cost a re-sync 0.9 s.
+ * Whether `path` is a file (not a link) of `size` bytes. Synchronous on purpose: a stat of a cached
+ * inode takes a microsecond or two, while queueing 36k of them to the thread pool cost a re-sync 0.9 s.
  */
 function sizeMatches(path: string, size: number): boolean {
   try {
-    const stat = statSync(path);
+    const stat = lstatSync(path);
     return stat.isFile() && stat.size === size;
   } catch {
     return false;
@@ -68,19 +88,29 @@ function filesInFolders(dir: string, paths: Iterable<string>): Set<string> {
 
 export interface OpenOptions {
   /**
-   * The folder was last synced in this boot (see boot.ts), so power loss cannot have cut its
+   * The folder was last synced in this boot (see state/boot.ts), so power loss cannot have cut its
    * files short since: a kept file is checked by its folder's listing, not by its size.
    */
   sameBoot?: boolean;
+  /** Stage nothing that already sits in the folder with the same bytes (default true). */
+  reuse?: boolean;
+}
+
+/** A file being written into staging piece by piece. */
+export interface StagedStream {
+  write(piece: string | Buffer): Promise<void>;
+  /** Ends the file and adds it to the snapshot (dropping the staged copy when the folder holds the same bytes). */
+  finish(validators?: Validators): Promise<void>;
+  /** Drops what was written (a retry starts over). */
+  abort(): Promise<void>;
 }
 
 export class SnapshotWriter {
   readonly #dir: string;
-  readonly #previous: Manifest | undefined;
+  readonly #previous: FileTable | undefined;
   /** The folder held nothing before (no manifest, no files): nothing to compare with. */
   readonly #fresh: boolean;
-  readonly #entries = new Map<string, ManifestEntry>();
-  readonly #owners = new Map<string, string>();
+  readonly #entries = new FileTable();
   readonly #staged = new Set<string>();
   /** Published files found altered when read: rewritten whatever the manifest says. */
   readonly #damaged = new Set<string>();
@@ -89,7 +119,7 @@ export class SnapshotWriter {
   readonly #listed: Set<string> | undefined;
   readonly #tree: string;
 
-  private constructor(dir: string, previous: Manifest | undefined, fresh: boolean, listed: Set<string> | undefined) {
+  private constructor(dir: string, previous: FileTable | undefined, fresh: boolean, listed: Set<string> | undefined) {
     this.#dir = dir;
     this.#tree = join(stagingDir(dir), TREE);
     this.#previous = previous;
@@ -98,53 +128,134 @@ export class SnapshotWriter {
   }
 
   /** A writer over `dir` (locked by the caller, recovered), whose published snapshot is `previous`. */
-  static async open(dir: string, previous: Manifest | undefined, options: OpenOptions = {}): Promise<SnapshotWriter> {
+  static async open(dir: string, previous: FileTable | undefined, options: OpenOptions = {}): Promise<SnapshotWriter> {
     await fs.rm(stagingDir(dir), { recursive: true, force: true });
     await fs.mkdir(join(stagingDir(dir), TREE), { recursive: true });
-    const fresh = !previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name));
-    const listed = previous && options.sameBoot ? filesInFolders(dir, Object.keys(previous.files)) : undefined;
+    const fresh = options.reuse === false || (!previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name)));
+    const listed = previous && options.sameBoot ? filesInFolders(dir, previous.paths()) : undefined;
     return new SnapshotWriter(dir, previous, fresh, listed);
   }
 
-  /** The files of the new snapshot so far, with hash and size. */
-  get entries(): ReadonlyMap<string, ManifestEntry> {
+  /** The files of the new snapshot so far, with hash, size and validators. */
+  get entries(): FileTable {
     return this.#entries;
+  }
+
+  /** The previous snapshot's files (undefined on a first sync). */
+  get previous(): FileTable | undefined {
+    return this.#previous;
   }
 
   /**
    * Adds a file of the new snapshot, staging it unless the folder already holds these bytes.
-   * `owner` names what the file is, so two records landing on one name are an error naming both;
-   * the same owner may replace its file.
+   * `replace` lets a file put earlier in this run be put again (a list rewritten without the
+   * records that answered 404); otherwise a second file under one name is an error.
    */
-  async put(path: string, bytes: Buffer, owner: string): Promise<void> {
-    this.#claim(path, owner);
+  async put(path: string, bytes: Buffer, options: { validators?: Validators; replace?: boolean } = {}): Promise<void> {
+    this.#claim(path, options.replace);
     const digest = sha256(bytes);
-    this.#entries.set(path, { sha256: digest, size: bytes.length });
-    if (await this.#holds(path, digest, bytes)) {
+    this.#entries.set(path, digest, bytes.length, options.validators);
+    if (await this.#holds(path, digest, bytes.length, bytes)) {
       this.#staged.delete(path);
       return;
     }
-    const parent = path.slice(0, Math.max(0, path.lastIndexOf('/')));
-    if (!this.#madeDirs.has(parent)) {
-      await fs.mkdir(this.#inTree(parent), { recursive: true });
-      this.#madeDirs.add(parent);
-    }
+    await this.#ensureParent(path);
     await fs.writeFile(this.#inTree(path), bytes);
     this.#staged.add(path);
   }
 
   /**
-   * Keeps a file of the previous snapshot as it is (the service answered 304). False when the
-   * previous snapshot does not have it or the file is no longer whole: then the caller fetches
-   * the body and `put`s it.
+   * Streams a file into staging (a list or view of any size), hashing it as it goes. It is written
+   * beside its staged place and moved there on `finish`, so the file it replaces can be read while
+   * it is written (a list rewritten without some records).
    */
-  async keep(path: string, owner: string): Promise<boolean> {
-    const entry = this.#previous?.files[path];
-    if (!entry || !this.#intact(path, entry.size)) return false;
-    this.#claim(path, owner);
-    this.#entries.set(path, entry);
+  async stream(path: string, options: { replace?: boolean } = {}): Promise<StagedStream> {
+    this.#claim(path, options.replace);
+    await this.#ensureParent(path);
+    const file = this.#inTree(path);
+    const part = `${file}.${process.pid}.part`;
+    const handle = await fs.open(part, 'w');
+    const hash = createHash('sha256');
+    let size = 0;
+    let open = true;
+    const close = async (): Promise<void> => {
+      if (!open) return;
+      open = false;
+      await fs.close(handle);
+    };
+    return {
+      write: async (piece) => {
+        const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+        hash.update(bytes);
+        size += bytes.length;
+        await fs.write(handle, bytes);
+      },
+      finish: async (validators) => {
+        await close();
+        const digest = hash.digest();
+        this.#entries.set(path, digest, size, validators);
+        if (await this.#holds(path, digest.toString('hex'), size)) {
+          await fs.rm(part, { force: true });
+          await fs.rm(file, { force: true });
+          this.#staged.delete(path);
+        } else {
+          await fs.rename(part, file);
+          this.#staged.add(path);
+        }
+      },
+      abort: async () => {
+        await close();
+        await fs.rm(part, { force: true });
+      },
+    };
+  }
+
+  /**
+   * Keeps a file of the previous snapshot as it is (the service answered 304, or nothing it
+   * depends on changed). False when the previous snapshot does not have it or the file is no
+   * longer whole: then the caller fetches the body and `put`s it.
+   */
+  keep(path: string, validators?: Validators): boolean {
+    const i = this.#previous?.indexOf(path);
+    if (i === undefined || !this.#intact(path, this.#previous!.fileSize(i))) return false;
+    this.#claim(path, true);
+    const j = this.#entries.copyFrom(this.#previous!, i);
+    if (validators) this.#entries.setValidators(j, validators);
     this.#staged.delete(path);
     return true;
+  }
+
+  /** Where a file of the new snapshot can be read from now: its staged copy, or the folder's. */
+  location(path: string): string | undefined {
+    if (this.#staged.has(path)) return this.#inTree(path);
+    return this.#entries.has(path) || this.#previous?.has(path) ? join(this.#dir, path) : undefined;
+  }
+
+  /** A file of the new snapshot (or, failing that, the previous one) as a stream of chunks. */
+  readStream(path: string): AsyncIterable<Buffer> | undefined {
+    const location = this.location(path);
+    return location ? (createReadStream(location, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) : undefined;
+  }
+
+  /**
+   * A published file of the previous snapshot as a stream of chunks, checked against its manifest
+   * entry as it is read: at the end, a DamagedFileError when the bytes are not the ones published
+   * (the file is then treated as damaged, and rewritten whatever the manifest says).
+   */
+  async *readPublished(path: string): AsyncGenerator<Buffer> {
+    const i = this.#previous?.indexOf(path);
+    if (i === undefined) throw new DamagedFileError(path);
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(join(this.#dir, path), { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+      yield chunk;
+    }
+    if (size !== this.#previous!.fileSize(i) || hash.digest('hex') !== this.#previous!.sha256(i)) {
+      this.#damaged.add(path);
+      throw new DamagedFileError(path);
+    }
   }
 
   /**
@@ -153,56 +264,73 @@ export class SnapshotWriter {
    */
   async read(path: string): Promise<Buffer | undefined> {
     if (this.#staged.has(path)) return fs.readFile(this.#inTree(path));
-    const entry = this.#entries.get(path) ?? this.#previous?.files[path];
-    if (!entry) return undefined;
+    const table = this.#entries.has(path) ? this.#entries : this.#previous;
+    const i = table?.indexOf(path);
+    if (i === undefined) return undefined;
     const bytes = await fs.readFile(join(this.#dir, path)).catch(() => undefined);
-    if (bytes && bytes.length === entry.size && sha256(bytes) === entry.sha256) return bytes;
+    if (bytes && bytes.length === table!.fileSize(i) && sha256(bytes) === table!.sha256(i)) return bytes;
     this.#damaged.add(path);
     return undefined;
   }
 
-  /** Publishes the snapshot: the staged files, the removals, then the manifest and its signature. */
+  /** The staged paths and the removals a commit would make, without making them (a dry run). */
+  pending(): { written: string[]; removed: string[] } {
+    const removed = this.#previous ? this.#previous.paths().filter((path) => !this.#entries.has(path)) : [];
+    return { written: [...this.#staged].sort(), removed: [...removed].sort() };
+  }
+
+  /** Publishes the snapshot: the staged files, the removals, then run metadata, the manifest and its signature. */
   async commit(options: CommitOptions = {}): Promise<PublishResult> {
-    const { journal, result } = await this.prepare(options);
+    const { journal, result, meta } = await this.prepare(options);
     if (!journal) {
+      // The folder holds this snapshot already: only run metadata may change, each file replaced whole.
+      for (const [path, content] of meta) await replaceFile(join(this.#dir, path), content);
       await this.discard();
       return result;
     }
     await commit(this.#dir, journal);
     await rollForward(this.#dir, journal);
-    return result;
+    return { ...result, published: true };
   }
 
   /**
-   * Stages the manifest (and signature) and returns the journal that would publish the snapshot,
-   * without committing it; no journal when the folder already holds exactly this snapshot.
+   * Stages the manifest, its signature and the run metadata, and returns the journal that would
+   * publish the snapshot, without committing it; no journal (and the metadata to write as is)
+   * when the folder already holds exactly this snapshot.
    */
-  async prepare(options: CommitOptions = {}): Promise<{ journal: Journal | undefined; result: PublishResult }> {
-    const manifest = buildManifest(this.#entries);
-    const manifestBytes = encodeManifest(manifest);
-    const removed = this.#previous ? Object.keys(this.#previous.files).filter((path) => !this.#entries.has(path)) : [];
-    const written = [...this.#staged].sort();
+  async prepare(options: CommitOptions = {}): Promise<{ journal: Journal | undefined; result: PublishResult; meta: Map<string, Iterable<string> | Buffer> }> {
+    const { written, removed } = this.pending();
+    const order = this.#entries.sortedIndexes();
+    const final = join(stagingDir(this.#dir), FINAL);
+    await fs.mkdir(final, { recursive: true });
+    const manifestFile = join(final, 'manifest.json');
+    const manifestSha256 = await writeChunks(manifestFile, manifestChunks(this.#entries, order));
     const oldManifest = await fs.readFile(join(this.#dir, MANIFEST_FILE)).catch(() => undefined);
-    const manifestSame = oldManifest?.equals(manifestBytes) ?? false;
-    // Without a key, a signature left from an earlier manifest is removed rather than left lying.
-    const signature = options.sign?.(manifestBytes);
+    const manifestSame = oldManifest !== undefined && sha256(oldManifest) === manifestSha256;
     const oldSignature = await fs.readFile(join(this.#dir, SIGNATURE_FILE)).catch(() => undefined);
-    const signatureStale = !signature && oldSignature !== undefined && !signsManifest(oldSignature, manifestBytes);
+    let signature: Buffer | undefined;
+    let signatureStale = false;
+    if (options.sign || oldSignature) {
+      const manifestBytes = await fs.readFile(manifestFile);
+      signature = options.sign?.(manifestBytes);
+      signatureStale = !signature && oldSignature !== undefined && !(options.signs?.(oldSignature, manifestBytes) ?? false);
+    }
     const signatureChanged = signature !== undefined && !oldSignature?.equals(signature);
-    const result = { written, removed, unchanged: this.#entries.size - written.length, manifest };
-    if (written.length === 0 && removed.length === 0 && manifestSame && !signatureChanged && !signatureStale) return { journal: undefined, result };
+    const meta = options.meta?.(manifestSha256, order) ?? new Map<string, Iterable<string> | Buffer>();
+    const result = { written, removed, unchanged: this.#entries.size - written.length, manifestSha256, published: false };
+    if (written.length === 0 && removed.length === 0 && manifestSame && !signatureChanged && !signatureStale) return { journal: undefined, result, meta };
 
     const puts: Journal['puts'] = await this.#treePuts(written);
-    const final = async (path: string, bytes: Buffer): Promise<void> => {
+    const stage = async (path: string, content: Iterable<string> | Buffer): Promise<void> => {
       const staged = `${FINAL}/${path.split('/').pop()!}`;
-      await fs.mkdir(join(stagingDir(this.#dir), FINAL), { recursive: true });
-      await fs.writeFile(join(stagingDir(this.#dir), staged), bytes);
-      puts.push({ staged, path, sha256: sha256(bytes) });
+      const digest = await writeChunks(join(stagingDir(this.#dir), staged), content);
+      puts.push({ staged, path, sha256: digest });
     };
-    if (!manifestSame) await final(MANIFEST_FILE, manifestBytes);
-    if (signatureChanged) await final(SIGNATURE_FILE, signature);
+    for (const [path, content] of meta) await stage(path, content);
+    if (!manifestSame) puts.push({ staged: `${FINAL}/manifest.json`, path: MANIFEST_FILE, sha256: manifestSha256 });
+    if (signatureChanged) await stage(SIGNATURE_FILE, signature!);
     if (signatureStale) options.log?.(`warning: removed ${SIGNATURE_FILE}: it signed an earlier manifest (pass --sign-key to sign this one)`);
-    return { journal: { format: 2, puts, removes: signatureStale ? [...removed, SIGNATURE_FILE] : removed }, result };
+    return { journal: { format: 2, puts, removes: signatureStale ? [...removed, SIGNATURE_FILE] : removed }, result, meta: new Map() };
   }
 
   /** Drops everything staged; the folder keeps its snapshot. */
@@ -218,26 +346,32 @@ export class SnapshotWriter {
     return path ? `${this.#tree}/${path}` : this.#tree;
   }
 
+  async #ensureParent(path: string): Promise<void> {
+    const parent = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+    if (this.#madeDirs.has(parent)) return;
+    await fs.mkdir(this.#inTree(parent), { recursive: true });
+    this.#madeDirs.add(parent);
+  }
+
   /** Whether the published file at `path` is still there, with `size` bytes unless listings stand in. */
   #intact(path: string, size: number): boolean {
+    if (this.#damaged.has(path)) return false;
     return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.#dir, path), size);
   }
 
-  #claim(path: string, owner: string): void {
-    const other = this.#owners.get(path);
-    if (other !== undefined && other !== owner) throw new OutputError('E_NAME_COLLISION', `${owner} and ${other} would both be written to ${path}; the service sent ids that cannot be told apart as file names`);
-    this.#owners.set(path, owner);
+  /** A second file under one name in one run is a collision of two records' names, unless replacing. */
+  #claim(path: string, replace = false): void {
+    if (!replace && this.#entries.has(path)) throw new NameCollisionError(`two records or views would both be written to ${path}; the service sent ids that cannot be told apart as file names`);
   }
 
   /** Whether the folder already holds exactly these bytes at `path` (so nothing is staged). */
-  async #holds(path: string, digest: string, bytes: Buffer): Promise<boolean> {
+  async #holds(path: string, digest: string, size: number, bytes?: Buffer): Promise<boolean> {
     if (this.#fresh || this.#damaged.has(path)) return false;
-    if (this.#previous) {
-      const old = this.#previous.files[path];
-      return old !== undefined && old.sha256 === digest && this.#intact(path, bytes.length);
-    }
+    if (this.#previous) return this.#previous.matches(path, digest, size) && this.#intact(path, size);
+    // No manifest (an interrupted first publish, an unpacked folder): compare with the file itself.
     const existing = await fs.readFile(join(this.#dir, path)).catch(() => undefined);
-    return existing !== undefined && existing.equals(bytes);
+    if (existing === undefined || existing.length !== size) return false;
+    return bytes ? existing.equals(bytes) : sha256(existing) === digest;
   }
 
   /**
@@ -249,7 +383,7 @@ export class SnapshotWriter {
     const dirExists = async (rel: string): Promise<boolean> => {
       let known = exists.get(rel);
       if (known === undefined) {
-        known = (await fs.stat(join(this.#dir, rel)).catch(() => undefined))?.isDirectory() ?? false;
+        known = (await safeFolder(this.#dir, rel)) !== 'absent';
         exists.set(rel, known);
       }
       return known;
@@ -263,12 +397,42 @@ export class SnapshotWriter {
         const rel = parts.slice(0, depth).join('/');
         if (!(await dirExists(rel))) moved = rel;
       }
-      if (moved === undefined) puts.push({ staged: `${TREE}/${path}`, path, sha256: this.#entries.get(path)!.sha256 });
+      if (moved === undefined) puts.push({ staged: `${TREE}/${path}`, path, sha256: this.#entries.sha256(this.#entries.indexOf(path)!) });
       else if (!movedDirs.has(moved)) {
         movedDirs.add(moved);
         puts.push({ staged: `${TREE}/${moved}`, path: moved });
       }
     }
     return puts;
+  }
+}
+
+/** Writes pieces (or bytes) to `file`; resolves to the sha256 of what was written. */
+async function writeChunks(file: string, content: Iterable<string> | Buffer): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await fs.open(file, 'w');
+  try {
+    for (const piece of Buffer.isBuffer(content) ? [content] : content) {
+      const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+      hash.update(bytes);
+      await fs.write(handle, bytes);
+    }
+  } finally {
+    await fs.close(handle);
+  }
+  return hash.digest('hex');
+}
+
+/** Replaces `file` whole (temp file, then rename), so a reader never sees half of it; unless it holds these bytes already. */
+async function replaceFile(file: string, content: Iterable<string> | Buffer): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    const digest = await writeChunks(tmp, content);
+    const existing = await fs.readFile(file).catch(() => undefined);
+    if (existing && sha256(existing) === digest) await fs.rm(tmp, { force: true });
+    else await fs.rename(tmp, file);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
   }
 }

@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { SCHEMAS } from '../spec/schemas.js';
-import { encodeJson } from '../publish/json.js';
+import { encodeJson } from '../json/encode.js';
+
+const REFERENCE_FIELDS: Partial<Record<ResourceName, string[]>> = { appservers: ['server_id', 'server_name'], databases: ['server_names'] };
 
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.[^.[\]\s]+(\[\])?)*$/;
 
@@ -22,6 +24,8 @@ function protectedFields(resource: ResourceName): Map<string, string> {
   for (const filter of RESOURCES[resource].filters) {
     if (filter.values.kind === 'substring' || filter.values.kind === 'field') reasons.set(filter.values.field, `serve answers the filter ${filter.param} from it`);
   }
+  // References tie records together: the cross-checks and the offline page follow them.
+  for (const field of REFERENCE_FIELDS[resource] ?? []) reasons.set(field, 'it refers to another record (the cross-checks and the offline page follow it)');
   return reasons;
 }
 

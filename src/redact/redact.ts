@@ -3,9 +3,8 @@
  * changed), key order kept, and idempotent, so bodies published by an earlier run with the same
  * policy come out byte-identical.
  */
-import { RESOURCES, type ResourceName } from '../spec/resources.js';
+import { EMBEDDED, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
-import type { Warning } from '../validate/warnings.js';
 import { hasRules, type RedactPolicy, type ResourcePolicy } from './policy.js';
 
 /** What a masked value becomes. */
@@ -61,13 +60,35 @@ function apply(value: unknown, segments: Segment[], op: Op): unknown {
   return out;
 }
 
-/** One record with the resource's rules applied. */
+/**
+ * One record with the resource's rules applied, and the rules of every resource whose records it
+ * embeds (a database's `servers`) applied to those: a policy holds wherever its records appear.
+ */
 export function redactRecord(resource: ResourceName, record: unknown, policy: RedactPolicy | undefined): unknown {
-  const rules = policy?.[resource];
-  if (!hasRules(rules)) return record;
+  if (!policy) return record;
   let out = record;
-  for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) for (const path of rules[op]) out = apply(out, parsePath(path), op);
+  const rules = policy[resource];
+  if (hasRules(rules)) for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) for (const path of rules[op]) out = apply(out, parsePath(path), op);
+  for (const inner of EMBEDDED[resource] ?? []) {
+    if (hasRules(policy[inner.resource])) out = within(out, parsePath(inner.path), (embedded) => redactRecord(inner.resource, embedded, policy));
+  }
   return out;
+}
+
+/** Applies `change` to the values at `segments` (copy-on-write), stepping into arrays where a segment says `[]`. */
+function within(value: unknown, segments: Segment[], change: (inner: unknown) => unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const [head, ...rest] = segments;
+  if (!head || !Object.hasOwn(value, head.key)) return value;
+  const inner = value[head.key];
+  const next = (item: unknown): unknown => (rest.length ? within(item, rest, change) : change(item));
+  if (head.each) return Array.isArray(inner) ? { ...value, [head.key]: inner.map(next) } : value;
+  return { ...value, [head.key]: next(inner) };
+}
+
+/** Whether any rule applies to this resource's records, its own or an embedded resource's. */
+export function redacts(resource: ResourceName, policy: RedactPolicy | undefined): boolean {
+  return policy !== undefined && (hasRules(policy[resource]) || (EMBEDDED[resource] ?? []).some((inner) => hasRules(policy[inner.resource])));
 }
 
 /**
@@ -75,7 +96,7 @@ export function redactRecord(resource: ResourceName, record: unknown, policy: Re
  * envelope are kept as they are.
  */
 export function redactBody(resource: ResourceName, body: unknown, policy: RedactPolicy | undefined): unknown {
-  if (!hasRules(policy?.[resource]) || !isPlainObject(body)) return body;
+  if (!redacts(resource, policy) || !isPlainObject(body)) return body;
   const out = { ...body };
   if (Array.isArray(out[resource])) out[resource] = (out[resource] as unknown[]).map((r) => redactRecord(resource, r, policy));
   const singular = RESOURCES[resource].singular;
@@ -95,11 +116,8 @@ function covers(rules: ResourcePolicy, field: string): boolean {
   });
 }
 
-/** Warnings about redacted fields lose their message, which may quote the value. */
-export function redactWarnings(warnings: Warning[], policy: RedactPolicy | undefined): Warning[] {
-  return warnings.map((warning) => {
-    const rules = policy?.[warning.resource as ResourceName];
-    if (!hasRules(rules) || !covers(rules, warning.field)) return warning;
-    return { ...warning, message: 'has a problem in a redacted field (details withheld by the redaction policy)' };
-  });
+/** Whether a field path (as findings name it, `instances[].version`) is covered by the resource's rules. */
+export function isRedacted(resource: ResourceName, field: string, policy: RedactPolicy | undefined): boolean {
+  const rules = policy?.[resource];
+  return hasRules(rules) && covers(rules, field);
 }

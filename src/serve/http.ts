@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
-import { encodeJson } from '../publish/json.js';
+import { encodeJson } from '../json/encode.js';
 import { route, type Answer } from './route.js';
 import type { Entry, Snapshot } from './snapshot.js';
 

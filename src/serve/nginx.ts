@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { ConfigError } from '../errors.js';
+import { NotSnapshotError } from '../errors.js';
 import { parseManifest } from '../publish/manifest.js';
 import { encodeSegment, FILTER_INDEX_FILE, MANIFEST_FILE } from '../publish/paths.js';
 import { isResourceName, RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
@@ -113,10 +113,10 @@ interface FilterIndex {
 /** The ids and filter values of a folder whose file names nginx cannot derive from the request. */
 export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
   const manifestBytes = await fs.readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
-  const manifest = manifestBytes ? parseManifest(manifestBytes) : undefined;
-  if (!manifest) throw new ConfigError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+  const manifest = manifestBytes ? parseManifest(manifestBytes)?.table : undefined;
+  if (!manifest) throw new NotSnapshotError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
   const specials: NginxSpecial[] = [];
-  for (const path of Object.keys(manifest.files)) {
+  for (const path of manifest.paths()) {
     const match = /^([a-z_]+)\/([^/]+)\.json$/.exec(path);
     if (!match || !isResourceName(match[1]!)) continue;
     const [, resource, name] = match as unknown as [string, string, string];

@@ -4,7 +4,7 @@
  * what the manifest lists can be answered, so no path can reach a file outside the snapshot.
  */
 import { evaluateListQuery, isSubstringFilter, normalizeListQuery } from '../index/query.js';
-import { encodeJson } from '../publish/json.js';
+import { encodeJson } from '../json/encode.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { isResourceName, type ResourceName } from '../spec/resources.js';
 import type { Entry, Snapshot } from './snapshot.js';

@@ -124,7 +124,7 @@ export async function loadSnapshot(dir: string, previous?: Snapshot): Promise<{ 
   if (!stamp) return { ok: false, missing: true, reason: `${join(dir, MANIFEST_FILE)} does not exist` };
   if (await fs.pathExists(journalPath(dir))) return { ok: false, missing: false, reason: 'a publish is in progress (journal present)' };
   const manifestBytes = await fs.readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
-  const manifest = manifestBytes ? parseManifest(manifestBytes) : undefined;
+  const manifest = manifestBytes ? parseManifest(manifestBytes)?.table : undefined;
   if (!manifestBytes || !manifest) return { ok: false, missing: true, reason: `${join(dir, MANIFEST_FILE)} is not a valid manifest` };
 
   const known = new Map<string, Entry>();
@@ -133,7 +133,7 @@ export async function loadSnapshot(dir: string, previous?: Snapshot): Promise<{ 
   const limit = pLimit(READ_CONCURRENCY);
   const problems: string[] = [];
   await Promise.all(
-    Object.entries(manifest.files).map(([path, { sha256: hash, size }]) =>
+    manifest.paths().map((path, i) => ({ path, hash: manifest.sha256(i), size: manifest.fileSize(i) })).map(({ path, hash, size }) =>
       limit(async () => {
         const reuse = known.get(`"${hash}"`);
         if (reuse) {

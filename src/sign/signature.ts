@@ -5,7 +5,7 @@
  */
 import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
-import { decodeJsonAs, encodeJson } from '../publish/json.js';
+import { decodeJsonAs, encodeJson } from '../json/encode.js';
 import { sha256 } from '../publish/manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { LoadedKey } from './keys.js';

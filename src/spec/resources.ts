@@ -74,6 +74,25 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceSpec>> = {
   },
 };
 
+/**
+ * Fields the API document itself places in the single view only (so their absence from list items
+ * is no finding and no fact worth reporting), as field paths with `[]` for array elements.
+ */
+export const SINGLE_ONLY_FIELDS: Readonly<Partial<Record<ResourceName, readonly string[]>>> = {
+  servers: ['ip'],
+  databases: ['servers', 'instances[].config', 'instances[].databases'],
+};
+
+/**
+ * Records of one resource that appear inside another's bodies: a redaction policy for the inner
+ * resource applies there too. `path` is a field path with `[]` for array elements.
+ */
+export const EMBEDDED: Readonly<Partial<Record<ResourceName, readonly { path: string; resource: ResourceName }[]>>> = {
+  databases: [{ path: 'servers[]', resource: 'servers' }],
+  servers: [{ path: 'operating_system', resource: 'operating_systems' }],
+  appservers: [{ path: 'server', resource: 'servers' }],
+};
+
 /** The filters whose values the user must list in the config, per resource. */
 export const CONFIGURED_FILTERS = {
   servers: ['by_location', 'by_maintainer', 'by_serial_number', 'by_arch', 'by_fullmodel'],

@@ -1,27 +1,50 @@
-/** The human summary of a sync, printed to stdout. Pure. */
+/** The human summary of a sync, printed to stdout: at most a screenful whatever the inventory. Pure. */
 import { formatSyncChanges } from '../diff/format.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
-import { formatWarning } from '../validate/warnings.js';
-import type { SyncResult } from './run.js';
+import { acceptHint, describeGroup, type SyncResult } from './result.js';
 
-const MAX_WARNING_LINES = 20;
+/** Groups of findings listed; the rest are counted, and all of them are in _meta/quality.json. */
+const MAX_GROUPS = 12;
 
-export function formatSummary(result: SyncResult, source: string, out: string): string {
-  const lines = [`${result.status === 'published' ? 'published' : 'unchanged'}: ${source} → ${out} in ${(result.durationMs / 1000).toFixed(1)}s`];
+function retryLine(result: SyncResult): string {
+  const reasons = Object.entries(result.retryReasons).sort((a, b) => b[1] - a[1]);
+  if (reasons.length === 0) return `${result.retries} retried`;
+  return `${result.retries} retried: ${reasons.slice(0, 3).map(([reason, n]) => `${n}× ${reason}`).join(', ')}${reasons.length > 3 ? ', …' : ''}`;
+}
+
+export function formatSummary(result: SyncResult, source: string): string {
+  const verb = result.status === 'dry-run' ? 'dry run (nothing published)' : result.status;
+  const lines = [`${verb}: ${source} → ${result.out} in ${(result.durationMs / 1000).toFixed(1)}s`];
   const width = Math.max(...RESOURCE_NAMES.map((r) => r.length));
   for (const resource of RESOURCE_NAMES) lines.push(`  ${resource.padEnd(width)}  ${String(result.records[resource]).padStart(7)} records`);
   lines.push(`  ${'filtered views'.padEnd(width)}  ${String(result.views).padStart(7)}`);
   const kib = Math.round(result.bytesReceived / 1024);
-  lines.push(`  requests ${result.requests} (${result.retries} retried, ${result.notModified} not modified, ${kib} KiB received), warnings ${result.warnings.length}`);
-  lines.push(`  files ${result.written.length} written, ${result.removed.length} removed, ${result.unchanged} unchanged`);
+  lines.push(`  requests ${result.requests} (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
+  if (result.concurrency.lowest < result.concurrency.configured) lines.push(`  the service was overloaded: requests in flight went down to ${result.concurrency.lowest} (of ${result.concurrency.configured})`);
+  const files = result.status === 'dry-run' ? 'would write' : 'files';
+  lines.push(`  ${files} ${result.written.length}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.removed.length}${result.status === 'dry-run' ? '' : ' removed'}, ${result.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);
+  lines.push(...formatFindings(result));
   return `${lines.join('\n')}\n`;
 }
 
-/** Warning lines for stderr, capped so a broken service cannot flood the log. */
-export function formatWarnings(result: SyncResult, lastSyncFile: string): string {
-  if (result.warnings.length === 0) return '';
-  const lines = result.warnings.slice(0, MAX_WARNING_LINES).map((w) => `warning: ${formatWarning(w)}`);
-  if (result.warnings.length > MAX_WARNING_LINES) lines.push(`warning: … and ${result.warnings.length - MAX_WARNING_LINES} more; all of them are in ${lastSyncFile}`);
-  return `${lines.join('\n')}\n`;
+/** The findings part of the summary: counts, the largest groups, the shape facts, how to accept. */
+export function formatFindings(result: SyncResult): string[] {
+  const { findings } = result;
+  const lines: string[] = [];
+  if (findings.total === 0) lines.push('  findings: none');
+  else {
+    const open = findings.groups.filter((g) => !g.accepted);
+    lines.push(`  findings: ${findings.total} in ${findings.groups.length} group${findings.groups.length === 1 ? '' : 's'}${findings.accepted ? ` (${findings.accepted} accepted)` : ''}; the largest:`);
+    for (const group of findings.groups.slice(0, MAX_GROUPS)) lines.push(`    ${group.accepted ? '(accepted) ' : ''}${describeGroup(group)}`);
+    if (findings.groups.length > MAX_GROUPS) lines.push(`    … and ${findings.groups.length - MAX_GROUPS} more groups; every finding is in _meta/quality.json`);
+    if (open.length) lines.push(`  to accept them: ${acceptHint(open)}`);
+  }
+  for (const resource of RESOURCE_NAMES) {
+    const shape = findings.shape[resource];
+    if (!shape) continue;
+    const parts = [shape.listOnly.length ? `only in the list: ${shape.listOnly.join(', ')}` : '', shape.singleOnly.length ? `only in the single view: ${shape.singleOnly.join(', ')}` : ''].filter(Boolean);
+    lines.push(`  ${resource} fields ${parts.join('; ')} (the service's shape, not a finding)`);
+  }
+  return lines;
 }

@@ -1,45 +1,30 @@
 /**
- * Checks across records: a list item agrees with its single view, a database's servers match
- * its server_names, an appserver's server exists. Pure; each finding is a Warning.
+ * Checks across records: an appserver's server exists, a database's server names name servers
+ * and its single view lists one server per name, a filtered view lists only records of the list.
+ * Pure; each finding names the record it is about.
  */
 import type { RawRecord } from '../spec/schemas.js';
 import type { ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
-import { preview, type Warning } from './warnings.js';
+import type { Finding } from './findings.js';
 
-/**
- * Paths where `list` and `single` disagree. The single view may add fields (at any depth, e.g.
- * each database instance gains `config`), so a list value must be contained in the single one.
- */
-export function disagreements(list: unknown, single: unknown, path = ''): string[] {
-  if (isPlainObject(list) && isPlainObject(single)) {
-    return Object.keys(list).flatMap((key) => (key in single ? disagreements(list[key], single[key], path ? `${path}.${key}` : key) : [path ? `${path}.${key}` : key]));
-  }
-  if (Array.isArray(list) && Array.isArray(single)) {
-    if (list.length !== single.length) return [path];
-    return list.flatMap((item, i) => disagreements(item, single[i], `${path}[${i}]`));
-  }
-  return list === single ? [] : [path];
+/** An appserver whose server_id names no server of the inventory. */
+export function appserverServerFindings(appserver: RawRecord, serverIds: ReadonlySet<string>): Finding[] {
+  const id = appserver.server_id;
+  if (typeof id !== 'string' || serverIds.has(id)) return [];
+  return [{ resource: 'appservers', id: appserver.id, field: 'server_id', code: 'dangling_ref', value: id }];
 }
 
-/** A warning per field where a list item and its single view differ. */
-export function listSingleWarnings(resource: ResourceName, listItem: RawRecord, single: RawRecord): Warning[] {
-  return disagreements(listItem, single).map((field) => ({
-    resource,
-    id: single.id,
-    field,
-    message: `the list says ${preview(valueAtPath(listItem, field))}, the single view says ${preview(valueAtPath(single, field))}`,
-  }));
-}
-
-function valueAtPath(record: unknown, path: string): unknown {
-  let value: unknown = record;
-  for (const part of path.match(/[^.[\]]+/g) ?? []) value = isPlainObject(value) || Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
-  return value;
+/** A database whose server_names holds names no server has. */
+export function databaseNameFindings(database: RawRecord, serverNames: ReadonlySet<string>): Finding[] {
+  const names = database.server_names;
+  if (!Array.isArray(names)) return [];
+  const unknown = names.filter((name) => typeof name === 'string' && !serverNames.has(name));
+  return unknown.length ? [{ resource: 'databases', id: database.id, field: 'server_names', code: 'dangling_ref', value: unknown }] : [];
 }
 
 /** A database's single view lists one server per name in server_names. */
-export function databaseServerWarnings(single: RawRecord): Warning[] {
+export function serverListFindings(single: RawRecord): Finding[] {
   const names = single.server_names;
   const servers = single.servers;
   if (!Array.isArray(names) || !Array.isArray(servers)) return [];
@@ -47,19 +32,10 @@ export function databaseServerWarnings(single: RawRecord): Warning[] {
   const missing = names.filter((n) => !listed.includes(n));
   const extra = listed.filter((n) => !names.includes(n));
   if (names.length === servers.length && missing.length === 0 && extra.length === 0) return [];
-  return [
-    {
-      resource: 'databases',
-      id: single.id,
-      field: 'servers',
-      message: `has ${servers.length} entries for ${names.length} server_names${missing.length ? `; no entry for ${preview(missing)}` : ''}${extra.length ? `; entries not in server_names: ${preview(extra)}` : ''}`,
-    },
-  ];
+  return [{ resource: 'databases', id: single.id, field: 'servers', code: 'server_list_mismatch', value: { server_names: names.length, servers: servers.length, ...(missing.length ? { missing } : {}), ...(extra.length ? { extra } : {}) } }];
 }
 
-/** An appserver's server_id names a server of the snapshot. */
-export function appserverServerWarnings(appserver: RawRecord, serverIds: ReadonlySet<string>): Warning[] {
-  const id = appserver.server_id;
-  if (typeof id !== 'string' || serverIds.has(id)) return [];
-  return [{ resource: 'appservers', id: appserver.id, field: 'server_id', message: `names server ${JSON.stringify(id)}, which is not in the servers list` }];
+/** A record of a filtered view that the full list does not hold. */
+export function notInListFinding(resource: ResourceName, id: string, view: string): Finding {
+  return { resource, id, field: view, code: 'not_in_list' };
 }

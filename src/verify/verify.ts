@@ -3,22 +3,14 @@
  * sha256, and no file the manifest does not list.
  */
 import { join, relative, sep } from 'node:path';
-import pLimit from 'p-limit';
 import fs from 'fs-extra';
-import { readManifest } from '../publish/apply.js';
-import { sha256 } from '../publish/manifest.js';
+import { NotSnapshotError } from '../errors.js';
+import { readManifest, sha256 } from '../publish/manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE } from '../publish/paths.js';
+import { forEachConcurrent } from '../util/concurrent.js';
+import type { VerifyReport } from './report.js';
 
-export interface VerifyReport {
-  files: number;
-  missing: string[];
-  altered: string[];
-  extra: string[];
-  /** Set when the folder has no usable manifest at all. */
-  noManifest: boolean;
-}
-
-/** Every file under `dir` as a `/`-separated relative path. */
+/** Every file under `dir` as a `/`-separated relative path (links included, not followed). */
 export async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (folder: string): Promise<void> => {
@@ -32,29 +24,28 @@ export async function listFiles(dir: string): Promise<string[]> {
   return out;
 }
 
+/** The folder against its manifest; a NotSnapshotError when it has none. */
 export async function verifyFolder(dir: string): Promise<VerifyReport> {
   const manifest = await readManifest(dir);
+  if (!manifest) throw new NotSnapshotError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`);
+  const { table } = manifest;
   const present = (await listFiles(dir)).filter((p) => !isOutsideSnapshot(p));
-  if (!manifest) return { files: 0, missing: [], altered: [], extra: present, noManifest: true };
-  const listed = new Set(Object.keys(manifest.files));
   const presentSet = new Set(present);
-  const limit = pLimit(32);
-  const altered = (
-    await Promise.all(
-      [...listed].filter((p) => presentSet.has(p)).map((path) =>
-        limit(async () => {
-          const bytes = await fs.readFile(join(dir, path));
-          const entry = manifest.files[path]!;
-          return bytes.length !== entry.size || sha256(bytes) !== entry.sha256 ? path : undefined;
-        }),
-      ),
-    )
-  ).filter((p): p is string => p !== undefined);
+  const altered: string[] = [];
+  await forEachConcurrent(
+    table.paths().filter((p) => presentSet.has(p)),
+    32,
+    async (path) => {
+      // A link is never a snapshot file, whatever it points to.
+      const stat = await fs.lstat(join(dir, path));
+      const bytes = stat.isFile() ? await fs.readFile(join(dir, path)) : undefined;
+      if (!bytes || !table.matches(path, sha256(bytes), bytes.length)) altered.push(path);
+    },
+  );
   return {
-    files: listed.size,
-    missing: [...listed].filter((p) => !presentSet.has(p)).sort(),
+    files: table.size,
+    missing: table.paths().filter((p) => !presentSet.has(p)).sort(),
     altered: altered.sort(),
-    extra: present.filter((p) => !listed.has(p) && p !== MANIFEST_FILE).sort(),
-    noManifest: false,
+    extra: present.filter((p) => !table.has(p) && p !== MANIFEST_FILE).sort(),
   };
 }

@@ -50,7 +50,7 @@ describe('the offline browser page', () => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(pathToFileURL(join(out, 'index.html')).href);
-      await expect.poll(() => page.locator('nav a').count()).toBe(5);
+      await expect.poll(() => page.locator('nav a').count()).toBe(6);
       expect(await page.locator('nav').innerText()).toMatch(/servers\s*\d+/);
       expect(await page.locator('.change').innerText()).toMatch(/First snapshot/);
 

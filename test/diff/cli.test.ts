@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MutationReport } from '../../src/upstream/index.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
-import { runCli } from '../git/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { useUpstream } from '../helpers/upstream.js';
 

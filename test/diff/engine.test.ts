@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildChangeSet, classifyPaths, diffValues, pathsToRead } from '../../src/diff/engine.js';
+import { buildChangeSet, classifyTables, diffValues } from '../../src/diff/engine.js';
+import { changeSetOf } from '../../src/diff/read.js';
+import { sha256 } from '../../src/publish/manifest.js';
+import { FileTable } from '../../src/publish/table.js';
 import { formatChangeLine, formatReport } from '../../src/diff/format.js';
 import { addEntry, changeEntry, initialEntry } from '../../src/diff/history.js';
-import { encodeJson } from '../../src/publish/json.js';
+import { encodeJson } from '../../src/json/encode.js';
 import { recordFile } from '../../src/publish/paths.js';
 
 const server = (id: string, extra: Record<string, unknown> = {}): Buffer => encodeJson({ server: { id, name: `srv-${id}`, memory_GB: 16, extended_attributes: { cost_center: 'CC-1' }, ...extra } });
@@ -44,27 +47,38 @@ describe('change sets', () => {
     ['servers.json', encodeJson({ servers: [{ id: '10' }, { id: '1' }] })],
     ['_meta/changes.json', encodeJson({})],
   ]);
-  const hashes = (files: Map<string, Buffer>): Map<string, string> => new Map([...files].map(([p, b]) => [p, b.toString('base64')]));
+  const table = (files: Map<string, Buffer>): FileTable => {
+    const out = new FileTable();
+    for (const [path, bytes] of files) out.set(path, sha256(bytes), bytes.length);
+    return out;
+  };
+  /** A reader that records what it was asked for. */
+  const reader = (files: Map<string, Buffer>, asked: string[]) => async (path: string) => {
+    asked.push(path);
+    return files.get(path);
+  };
 
-  it('lists ids added, removed and changed from record files only, with field details', () => {
-    const paths = classifyPaths(hashes(before), hashes(after));
-    // Only changed records are read; added and removed ones are named by their file.
-    expect(pathsToRead(paths)).toEqual({ before: ['servers/1.json'], after: ['servers/1.json'] });
-    const changes = buildChangeSet(paths, new Map([...before].filter(([p]) => p === 'servers/1.json')), new Map([...after].filter(([p]) => p === 'servers/1.json')));
-    expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] } });
-    expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {} });
+  it('lists ids added, removed and changed from record files only, with field details and names', async () => {
+    const paths = classifyTables(table(before), table(after));
+    const read: string[] = [];
+    const changes = await changeSetOf(paths, reader(before, read), reader(after, read));
+    expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] }, names: { '1': 'srv-1', '2': 'srv-2', '10': 'srv-10' } });
+    expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {}, names: {} });
+    // Lists and other files are never read; only record files that changed, came or went.
+    expect(read.every((p) => p.startsWith('servers/'))).toBe(true);
     expect(formatChangeLine(changes)).toBe('servers +1 -1 ~1');
     expect(formatReport(changes, 'a', 'b')).toContain('      memory_GB: 16 → 32');
   });
 
-  it('takes a long id from the record, not from its hashed file name', () => {
-    const paths = classifyPaths(new Map(), hashes(before));
-    expect(pathsToRead(paths).after).toEqual([recordFile('servers', longId)]);
-    expect(buildChangeSet(paths, new Map(), before).servers.added).toEqual(['1', '2', longId]);
+  it('a first snapshot reads no file but those whose name is a shortened long id, whose id comes from the record', async () => {
+    const read: string[] = [];
+    const changes = await changeSetOf(classifyTables(undefined, table(before)), reader(new Map(), read), reader(before, read), { initial: true });
+    expect(read).toEqual([recordFile('servers', longId)]);
+    expect(changes.servers.added).toEqual(['1', '2', longId]);
   });
 
   it('keeps a bounded history, newest first', () => {
-    const changes = buildChangeSet(classifyPaths(hashes(before), hashes(after)), before, after);
+    const changes = buildChangeSet(classifyTables(table(before), table(after)), before, after);
     let history = addEntry(undefined, initialEntry('t0', { applications: 1, databases: 0, operating_systems: 0, servers: 3, appservers: 0 }), 2);
     history = addEntry(history, changeEntry('t1', changes), 2);
     history = addEntry(history, changeEntry('t2', changes), 2);
@@ -74,6 +88,6 @@ describe('change sets', () => {
       counts: { servers: { added: 1, removed: 1, changed: 1 } },
       resources: { servers: { added: ['10'], removed: ['2'], changed: [{ id: '1', fields: ['memory_GB'] }] } },
     });
-    expect(formatChangeLine(buildChangeSet(classifyPaths(hashes(before), hashes(before)), before, before))).toBe('none');
+    expect(formatChangeLine(buildChangeSet(classifyTables(table(before), table(before)), before, before))).toBe('none');
   });
 });

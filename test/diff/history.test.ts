@@ -1,9 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
 import { CHANGES_FILE, LAST_SYNC_FILE } from '../../src/publish/paths.js';
-import { runSync } from '../../src/sync/run.js';
+import { sync as runSync } from '../../src/sync/index.js';
 
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -11,14 +10,13 @@ import type { MutationReport } from '../../src/upstream/index.js';
 import { useUpstream } from '../helpers/upstream.js';
 
 const TOKEN = 'history-test-token';
-const config = parseConfig({}, 'test');
 
 const upstream = await useUpstream({ token: TOKEN, scale: 50, seed: 5 });
 
 describe('_meta/changes.json', () => {
   it('keeps the last change sets, bounded by keep, and is not rewritten by an unchanged re-sync', async () => {
     const out = join(tempDir(), 'out');
-    const sync = () => runSync({ baseUrl: upstream.url, token: TOKEN, out, settings: config.sync, filters: config.filters, changesKeep: 2 });
+    const sync = () => runSync({ baseUrl: upstream.url, token: TOKEN, out, changesKeep: 2 });
     const read = () => JSON.parse(readFileSync(join(out, CHANGES_FILE), 'utf8')) as { changes: Record<string, unknown>[] };
 
     const first = await sync();

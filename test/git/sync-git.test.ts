@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { tempDir } from '../helpers/tmp.js';
 import { useUpstream } from '../helpers/upstream.js';
-import { runCli } from './cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const TOKEN = 'git-test-token';
 // No global or system git config: the test must not depend on (or touch) the machine's identity.

@@ -1,5 +1,8 @@
-/** Runs the built CLI (`dist/cli.js`) as a user would, and captures what it printed. */
-import { execFile } from 'node:child_process';
+/**
+ * Runs the built CLI (`dist/cli.js`) as a user would, in a clean environment: PATH and HOME only,
+ * plus what the test gives, so a developer's own INVENTORY_API_TOKEN or config never reaches it.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -10,17 +13,21 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `inventory-mirror ...args`; env is added to a minimal environment (no inherited token). */
+function cleanEnv(env: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+}
+
+/** Runs `inventory-mirror ...args` to completion (bounded by `timeoutMs`). */
 export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
   });
+}
+
+/** Starts the CLI and leaves it running; the caller stops it. */
+export function startCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -1,13 +1,23 @@
-/** Starts the simulated service for a test file and closes it afterwards. */
-import { afterAll } from 'vitest';
+/**
+ * The simulated service for tests, always closed: `useUpstream` for a whole test file (closed
+ * after its tests), `withUpstream` inside one test (closed when that test finishes, pass or fail).
+ */
+import { afterAll, onTestFinished } from 'vitest';
 import { startUpstream, type Upstream, type UpstreamOptions } from '../../src/upstream/index.js';
 
 export const TOKEN = 'test-token-5f2c9a7e41d8';
 
-/** A running simulated service with the test token, closed after the file's tests. */
+/** A running simulated service with the test token, for the file's tests (call at the top level). */
 export async function useUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
   const upstream = await startUpstream({ token: TOKEN, scale: 60, ...options });
   afterAll(() => upstream.close());
+  return upstream;
+}
+
+/** A running simulated service with the test token, for the current test only (call inside it). */
+export async function withUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
+  const upstream = await startUpstream({ token: TOKEN, scale: 60, ...options });
+  onTestFinished(() => upstream.close());
   return upstream;
 }
 

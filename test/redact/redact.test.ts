@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { packSnapshot } from '../../src/archive/pack.js';
 import { parseConfig } from '../../src/config/load.js';
 import { REDACTION_FILE } from '../../src/publish/paths.js';
-import { maskUrlCredentials, redactRecord, redactWarnings } from '../../src/redact/redact.js';
+import { maskUrlCredentials, redactRecord, isRedacted } from '../../src/redact/redact.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -52,13 +52,11 @@ describe('redactRecord', () => {
     expect(maskUrlCredentials('dbconn:pg://db1:5432/app')).toBe('dbconn:pg://db1:5432/app');
   });
 
-  it('withholds the messages of warnings about redacted fields (they may quote the value)', () => {
-    const warnings = [
-      { resource: 'appservers', id: '1', field: 'dbconn_user', message: 'the list says "alice"' },
-      { resource: 'databases', id: '2', field: 'instances[0].config', message: 'x' },
-      { resource: 'appservers', id: '1', field: 'vip', message: 'kept' },
-    ];
-    expect(redactWarnings(warnings, policy).map((w) => w.message)).toEqual(['has a problem in a redacted field (details withheld by the redaction policy)', 'has a problem in a redacted field (details withheld by the redaction policy)', 'kept']);
+  it('tells which finding fields the policy covers (their values are withheld)', () => {
+    expect(isRedacted('appservers', 'dbconn_user', policy)).toBe(true);
+    expect(isRedacted('databases', 'instances[].config', policy)).toBe(true);
+    expect(isRedacted('appservers', 'vip', policy)).toBe(false);
+    expect(isRedacted('servers', 'name', policy)).toBe(false);
   });
 });
 

@@ -5,9 +5,9 @@
 import { existsSync, renameSync, mkdirSync, writeFileSync, readFileSync, truncateSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publishSnapshot, readManifest } from '../../src/publish/apply.js';
 import { commit, journalPath, recover, stagingDir, type Journal } from '../../src/publish/journal.js';
-import { SnapshotWriter } from '../../src/publish/writer.js';
+import { readManifest } from '../../src/publish/manifest.js';
+import { SnapshotWriter, type PublishResult } from '../../src/publish/writer.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/publish/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -24,11 +24,18 @@ const newFiles = new Map([
   ['e/f/g.json', Buffer.from('{"g":1}\n')],
 ]);
 
+/** Publishes `files` into `dir` as one snapshot, writing only what changed. */
+async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>): Promise<PublishResult> {
+  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+  for (const [path, bytes] of files) await writer.put(path, bytes);
+  return writer.commit();
+}
+
 /** Publishes the old snapshot, then stages the new one over it and returns its journal, unapplied. */
 async function stagedOverOld(dir: string, files: ReadonlyMap<string, Buffer> = newFiles): Promise<Journal> {
-  await publishSnapshot(dir, oldFiles, undefined);
-  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-  for (const [path, bytes] of files) await writer.put(path, bytes, path);
+  await publishSnapshot(dir, oldFiles);
+  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+  for (const [path, bytes] of files) await writer.put(path, bytes);
   return (await writer.prepare()).journal!;
 }
 
@@ -66,10 +73,10 @@ describe('journal recovery', () => {
 
   it('places the manifest and then its signature last, and finishes the signature after a crash between the two', async () => {
     const dir = tempDir();
-    await publishSnapshot(dir, oldFiles, undefined);
+    await publishSnapshot(dir, oldFiles);
     const signature = Buffer.from('{"signature":2}\n');
-    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-    for (const [path, bytes] of newFiles) await writer.put(path, bytes, path);
+    const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+    for (const [path, bytes] of newFiles) await writer.put(path, bytes);
     const { journal } = await writer.prepare({ sign: () => signature });
     expect(journal!.puts.map((p) => p.path).slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
     await commit(dir, journal!);
@@ -93,7 +100,7 @@ describe('journal recovery', () => {
     ]);
     const fresh = tempDir();
     const writer = await SnapshotWriter.open(fresh, undefined);
-    for (const [path, bytes] of newFiles) await writer.put(path, bytes, path);
+    for (const [path, bytes] of newFiles) await writer.put(path, bytes);
     const first = (await writer.prepare()).journal!;
     expect(first.puts.map((p) => p.path)).toEqual(['a.json', 'd', 'e', MANIFEST_FILE]);
   });
@@ -108,7 +115,7 @@ describe('journal recovery', () => {
     expect(existsSync(join(dir, 'a.json'))).toBe(false);
     expect((await verifyFolder(dir)).missing).toEqual(['a.json']);
     // The next publish notices the missing file and writes it again.
-    const result = await publishSnapshot(dir, newFiles, await readManifest(dir));
+    const result = await publishSnapshot(dir, newFiles);
     expect(result.written).toEqual(['a.json']);
     expect(await verifyFolder(dir)).toMatchObject({ missing: [], altered: [], extra: [] });
   });

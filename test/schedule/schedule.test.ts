@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
 
-import { runCli, startCli } from '../git/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { useUpstream } from '../helpers/upstream.js';
 

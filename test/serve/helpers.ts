@@ -2,8 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../../src/config/load.js';
-import { runSync } from '../../src/sync/run.js';
+import { sync as runSync } from '../../src/sync/index.js';
 import { generateDataset, type Dataset } from '../../src/upstream/data.js';
 import { startUpstream, type Upstream } from '../../src/upstream/index.js';
 
@@ -41,9 +40,8 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   const filters = configuredValues(data);
   const upstream = await startUpstream({ token: TOKEN, seed, scale });
   const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
-  const config = parseConfig({ sync: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } }, 'test');
   const sync = async (): Promise<void> => {
-    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: config.sync, filters: config.filters });
+    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } });
   };
   await sync();
   return {

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { withUpstream } from '../helpers/upstream.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 
 
 describe('conditional requests', () => {
   it('an unchanged service answers 304 everywhere and nothing is rewritten', async () => {
-    const upstream = await useUpstream({ scale: 50 });
+    const upstream = await withUpstream({ scale: 50 });
     const out = tempDir();
     const first = await syncInto(upstream, out);
     expect(first.notModified).toBe(0);
@@ -30,7 +30,7 @@ describe('conditional requests', () => {
   });
 
   it('after changes upstream, only changed bodies travel and the snapshot equals a fresh sync', async () => {
-    const upstream = await useUpstream({ scale: 80 });
+    const upstream = await withUpstream({ scale: 80 });
     const out = tempDir();
     await syncInto(upstream, out);
     const report = upstream.mutate({ seed: 5, share: 0.05 });
@@ -44,7 +44,7 @@ describe('conditional requests', () => {
   });
 
   it('a published file that no longer matches its manifest is fetched again, not reused', async () => {
-    const upstream = await useUpstream({ scale: 30 });
+    const upstream = await withUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const file = join(out, 'servers.json');
@@ -55,19 +55,19 @@ describe('conditional requests', () => {
     expect(readFileSync(file).equals(good)).toBe(true);
   });
 
-  it('replays the field warnings of a body on its 304, so a re-sync is not quieter than the first', async () => {
-    const upstream = await useUpstream({ scale: 20 });
+  it('carries the findings of a body over on its 304, so a re-sync reports what the first did', async () => {
+    const upstream = await withUpstream({ scale: 20 });
     upstream.putRecord('applications', { id: 'w1', name: 'warned', description: 42 });
     const out = tempDir();
     const first = await syncInto(upstream, out);
     const second = await syncInto(upstream, out);
     expect(second.notModified).toBe(second.requests);
-    expect(second.warnings).toEqual(first.warnings);
-    expect(first.warnings.some((w) => w.id === 'w1' && w.field === 'description')).toBe(true);
+    expect(second.findings).toEqual(first.findings);
+    expect(first.findings.groups).toContainEqual(expect.objectContaining({ resource: 'applications', field: 'description', code: 'wrong_type', examples: [{ id: 'w1', value: '42' }] }));
   });
 
   it('a kept file deleted from the folder is fetched and written again', async () => {
-    const upstream = await useUpstream({ scale: 30 });
+    const upstream = await withUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const name = `servers/${readdirSync(join(out, 'servers')).find((n) => n.endsWith('.json'))!}`;
@@ -80,7 +80,7 @@ describe('conditional requests', () => {
   });
 
   it('after a reboot since the last sync (power loss may have cut files short), a kept file of the wrong size is written again', async () => {
-    const upstream = await useUpstream({ scale: 30 });
+    const upstream = await withUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const name = `applications/${readdirSync(join(out, 'applications')).find((n) => n.endsWith('.json'))!}`;
@@ -95,8 +95,8 @@ describe('conditional requests', () => {
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   });
 
-  it('a list item that changes while its record answers 304 is checked against the record again', async () => {
-    const upstream = await useUpstream({ scale: 20 });
+  it('a record whose list item changed is fetched and checked against it again', async () => {
+    const upstream = await withUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const list = JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] };
@@ -104,13 +104,14 @@ describe('conditional requests', () => {
     const altered = { ...list, servers: list.servers.map((s) => (s.id === victim.id ? { ...s, name: 'renamed-in-the-list-only' } : s)) };
     upstream.override('/servers.json', { status: 200, body: JSON.stringify(altered) });
     const second = await syncInto(upstream, out);
-    expect(second.notModified).toBe(second.requests - 1);
-    expect(second.warnings).toContainEqual(expect.objectContaining({ resource: 'servers', id: victim.id, field: 'name' }));
-    expect(second.warnings.filter((w) => w.resource === 'servers' && w.id !== victim.id && w.field === 'name')).toEqual([]);
+    // The list and the one record whose item changed travel; everything else answers 304.
+    expect(second.notModified).toBe(second.requests - 2);
+    const mismatches = (result: typeof second) => result.findings.groups.filter((g) => g.code === 'view_mismatch');
+    expect(mismatches(second)).toEqual([expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, value: expect.stringContaining('renamed-in-the-list-only') }] })]);
 
     upstream.override('/servers.json', undefined);
     const third = await syncInto(upstream, out);
-    expect(third.warnings.filter((w) => w.resource === 'servers' && w.id === victim.id)).toEqual([]);
+    expect(mismatches(third)).toEqual([]);
     expect(await snapshotData(out)).toEqual(await snapshotData(await freshSync(upstream)));
   });
 });

@@ -88,7 +88,7 @@ describe('sync failures', () => {
     }
   });
 
-  it('--strict turns field warnings into a failure; without it they are reported with resource, id and field', async () => {
+  it('--strict turns findings into a failure naming the largest; without it they are warned about, aggregated, with how to accept them', async () => {
     const { out, before } = await syncedFolder();
     const body = JSON.stringify({ applications: [{ id: '1', name: null, description: 'x' }] });
     upstream.override('/applications.json', { status: 200, body });
@@ -96,12 +96,14 @@ describe('sync failures', () => {
     try {
       const strict = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--strict', '--allow-mass-removal'], { env });
       expect(strict.code).toBe(1);
-      expect(strict.stderr).toMatch(/with --strict set; nothing was published\. First: applications\/1 name: expected string/);
+      expect(strict.stderr).toMatch(/--strict: 1 finding not accepted by quality\.accept.*nothing was published\. The largest: applications name null: 1 record \(100\.0%\), e\.g\. 1/);
+      expect(strict.stderr).toMatch(/"applications\.name:null"/);
       expect(await treeState(out)).toEqual(before);
       const lenient = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--allow-mass-removal'], { env });
       expect(lenient.code).toBe(0);
-      expect(lenient.stderr).toMatch(/^warning: applications\/1 name: expected string, got null$/m);
-      expect(lenient.stdout).toMatch(/warnings 2/);
+      expect(lenient.stderr).toMatch(/^warning: finding: applications name null: 1 record \(100\.0%\), e\.g\. 1$/m);
+      expect(lenient.stderr).toMatch(/^warning: to accept findings .*"applications\.name:null"/m);
+      expect(lenient.stdout).toMatch(/findings: 1 in 1 group; the largest:/);
     } finally {
       upstream.override('/applications.json', undefined);
       upstream.override('/applications/1.json', undefined);

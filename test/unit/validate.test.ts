@@ -1,9 +1,12 @@
+/** Structural checks and the findings of one record, pure. */
 import { describe, expect, it } from 'vitest';
-import { BodyFault } from '../../src/fetch/client.js';
-import { ValidationError } from '../../src/errors.js';
-import { appserverServerWarnings, databaseServerWarnings, disagreements } from '../../src/validate/crosscheck.js';
-import { fieldWarnings } from '../../src/validate/fields.js';
-import { listRecords, singleRecord } from '../../src/validate/structure.js';
+import { BodyFault, ValidationError } from '../../src/errors.js';
+import { appserverServerFindings, databaseNameFindings, serverListFindings } from '../../src/validate/crosscheck.js';
+import { decodingFindings } from '../../src/validate/decode.js';
+import { checkRecord } from '../../src/validate/record.js';
+import { checkRecord as checkStructure, singleRecord } from '../../src/validate/structure.js';
+import { keyCount } from '../../src/json/scan.js';
+import type { RawRecord } from '../../src/spec/schemas.js';
 
 const server = {
   id: '1',
@@ -16,62 +19,98 @@ const server = {
   extended_attributes: { rack: 'A1' },
 };
 
+/** Findings of a record whose list item is `item` and single view `single` (no redaction). */
+const check = (resource: Parameters<typeof checkRecord>[0], item: Record<string, unknown>, single: Record<string, unknown>) => checkRecord(resource, item as RawRecord, single as RawRecord, single as RawRecord);
+
 describe('structural checks', () => {
-  it('accepts a list and keeps its records untouched, extra fields included', () => {
-    const body = { servers: [{ ...server, updated_at: 'x', nested: { a: [1] } }] };
-    expect(listRecords(body, 'servers', '/servers.json')).toBe(body.servers);
-  });
-
   it('treats a wrong envelope as a fault of the request (retried)', () => {
-    expect(() => listRecords({ server: [] }, 'servers', '/servers.json')).toThrow(BodyFault);
-    expect(() => listRecords({ servers: {} }, 'servers', '/servers.json')).toThrow(/"servers" is object, expected an array/);
-    expect(() => listRecords([], 'servers', '/servers.json')).toThrow(BodyFault);
+    expect(() => singleRecord({ servers: {} }, 'server', '1', '/servers/1.json')).toThrow(BodyFault);
     expect(() => singleRecord({ servers: {} }, 'server', '1', '/servers/1.json')).toThrow(/envelope key "server" is missing/);
+    expect(() => singleRecord([], 'server', '1', '/servers/1.json')).toThrow(BodyFault);
   });
 
-  it('fails on bad records, ids and duplicates, naming where', () => {
-    expect(() => listRecords({ servers: [1] }, 'servers', '/servers.json')).toThrow(ValidationError);
-    expect(() => listRecords({ servers: [{ name: 'x' }] }, 'servers', '/servers.json')).toThrow(/servers\[0\] has no id/);
-    expect(() => listRecords({ servers: [{ id: 7 }] }, 'servers', '/servers.json')).toThrow(/id is number 7, expected a string/);
-    expect(() => listRecords({ servers: [{ id: 'a' }, { id: 'b' }, { id: 'a' }] }, 'servers', '/servers.json')).toThrow(/duplicate id "a" at servers\[0\] and servers\[2\]/);
+  it('fails on bad records and ids, naming where', () => {
+    expect(() => checkStructure(1, 'GET /servers.json: servers[0]')).toThrow(ValidationError);
+    expect(() => checkStructure({ name: 'x' }, 'GET /servers.json: servers[0]')).toThrow(/servers\[0\] has no id/);
+    expect(() => checkStructure({ id: 7 }, 'x')).toThrow(/id is number 7, expected a string/);
+    expect(() => checkStructure({ id: 'a\ud800' }, 'x')).toThrow(/lone UTF-16 surrogate/);
     expect(() => singleRecord({ server: { id: '2' } }, 'server', '1', '/servers/1.json')).toThrow(/id is "2", not the "1" that was asked for/);
   });
 });
 
-describe('field-level warnings', () => {
-  it('reports nothing for a record that follows the spec', () => {
-    expect(fieldWarnings('servers', 'list', server)).toEqual([]);
-    expect(fieldWarnings('servers', 'single', { ...server, ip: '10.0.0.1' })).toEqual([]);
+describe('the findings of one record', () => {
+  it('finds nothing in a record that follows the API document', () => {
+    expect(check('servers', server, { ...server, ip: '10.0.0.1' }).findings).toEqual([]);
   });
 
-  it('names resource, id and field for each deviation', () => {
-    const warnings = fieldWarnings('servers', 'single', { ...server, memory_GB: '16', name: null, ip: 'not-an-ip' });
-    expect(warnings.map((w) => `${w.resource}/${w.id} ${w.field}`)).toEqual(['servers/1 name', 'servers/1 memory_GB', 'servers/1 ip']);
-    expect(warnings[1]!.message).toMatch(/expected number.*got "16"/);
+  it('judges the record as both views give it: null, wrong type, missing, with the field and id', () => {
+    const { findings } = check('servers', { ...server, memory_GB: '16' }, { ...server, memory_GB: '16', name: null, ip: 'not-an-ip' });
+    // The list says "web01", the single view null: both a disagreement and a null.
+    expect(findings.map((f) => `${f.id} ${f.field} ${f.code}`).sort()).toEqual(['1 ip wrong_type', '1 memory_GB wrong_type', '1 name null', '1 name view_mismatch']);
+    expect(findings.find((f) => f.field === 'memory_GB')!.value).toBe('16');
+    const app = check('applications', { id: 'a', name: 'x' }, { id: 'a', name: 'x' }).findings;
+    expect(app).toEqual([{ resource: 'applications', id: 'a', field: 'description', code: 'missing' }]);
   });
 
-  it('reports a missing documented field and nested paths', () => {
-    const db = { id: 'd', name: 'n', type: 't', server_names: [], instances: [{ id: 'i', name: 'n', listen_address: '10.0.0.1', listen_port: '5432', host_alias: 'h', version: '1' }] };
-    const warnings = fieldWarnings('databases', 'list', db);
-    expect(warnings).toEqual([expect.objectContaining({ field: 'instances[0].listen_port' })]);
-    expect(fieldWarnings('applications', 'list', { id: 'a', name: 'x' })[0]).toMatchObject({ field: 'description', message: 'missing (expected string)' });
+  it('never reports a field that only one view carries, and collects it as the shape instead', () => {
+    const item = { ...server, arch: 'x86_64', virtual: true, ipaddress: '10.0.0.1' };
+    const single = { ...server, ip: '10.0.0.1', operating_system: { id: '3', name: 'Debian 12' } };
+    const result = check('servers', item, single);
+    expect(result.findings).toEqual([]);
+    expect([...result.shape.listOnly].sort()).toEqual(['arch', 'ipaddress', 'virtual']);
+    // ip is single-only by the API document: not a fact worth reporting.
+    expect([...result.shape.singleOnly]).toEqual(['operating_system']);
+  });
+
+  it('reports where both views carry a field with different values, down through objects and arrays', () => {
+    const { findings } = check('servers', { ...server, name: 'old', extended_attributes: { rack: 'A1' } }, { ...server, ip: '10.0.0.1', extended_attributes: { rack: 'B2', more: 1 } });
+    expect(findings).toEqual([
+      { resource: 'servers', id: '1', field: 'name', code: 'view_mismatch', value: { list: 'old', single: 'web01' } },
+      { resource: 'servers', id: '1', field: 'extended_attributes.rack', code: 'view_mismatch', value: { list: 'A1', single: 'B2' } },
+    ]);
+  });
+
+  it('normalizes array positions in field paths, once per record', () => {
+    const instance = { id: 'i', name: 'n', listen_address: '10.0.0.1', listen_port: '5432', host_alias: 'h', version: '1' };
+    const db = { id: 'd', name: 'n', type: 't', server_names: [], instances: [instance, { ...instance, id: 'j' }] };
+    const single = { ...db, servers: [], instances: db.instances.map((i) => ({ ...i, config: {}, databases: {} })) };
+    const { findings } = check('databases', db, single);
+    expect(findings).toEqual([{ resource: 'databases', id: 'd', field: 'instances[].listen_port', code: 'wrong_type', value: '5432' }]);
+  });
+
+  it('withholds the value of a field the redaction policy covers, and does not call a dropped field missing', () => {
+    const redacted = (field: string) => field === 'description';
+    const { findings } = checkRecord('applications', { id: 'a', name: 'x' } as RawRecord, { id: 'a', name: 7 } as unknown as RawRecord, { id: 'a', name: 7 } as unknown as RawRecord, { redacted });
+    expect(findings).toEqual([{ resource: 'applications', id: 'a', field: 'name', code: 'view_mismatch', value: { list: 'x', single: 7 } }, { resource: 'applications', id: 'a', field: 'name', code: 'wrong_type', value: 7 }]);
   });
 });
 
 describe('cross-checks', () => {
-  it('lets the single view add fields at any depth but not change them', () => {
-    expect(disagreements({ a: 1, l: [{ x: 1 }] }, { a: 1, b: 2, l: [{ x: 1, y: 2 }] })).toEqual([]);
-    expect(disagreements({ a: 1, l: [{ x: 1 }] }, { a: 2, l: [{ x: 3 }] })).toEqual(['a', 'l[0].x']);
-    expect(disagreements({ l: [1, 2] }, { l: [1] })).toEqual(['l']);
-  });
-
   it("checks a database's servers against its server_names", () => {
-    expect(databaseServerWarnings({ id: 'd', server_names: ['a', 'b'], servers: [{ id: '1', name: 'a' }, { id: '2', name: 'b' }] })).toEqual([]);
-    expect(databaseServerWarnings({ id: 'd', server_names: ['a', 'b'], servers: [{ id: '1', name: 'a' }] })[0]!.message).toMatch(/1 entries for 2 server_names; no entry for \["b"\]/);
+    expect(serverListFindings({ id: 'd', server_names: ['a', 'b'], servers: [{ id: '1', name: 'a' }, { id: '2', name: 'b' }] })).toEqual([]);
+    expect(serverListFindings({ id: 'd', server_names: ['a', 'b'], servers: [{ id: '1', name: 'a' }] })).toEqual([
+      { resource: 'databases', id: 'd', field: 'servers', code: 'server_list_mismatch', value: { server_names: 2, servers: 1, missing: ['b'] } },
+    ]);
   });
 
-  it("checks an appserver's server exists", () => {
-    expect(appserverServerWarnings({ id: 'x', server_id: '1' }, new Set(['1']))).toEqual([]);
-    expect(appserverServerWarnings({ id: 'x', server_id: '9' }, new Set(['1']))[0]).toMatchObject({ resource: 'appservers', id: 'x', field: 'server_id' });
+  it('finds references to servers that do not exist', () => {
+    expect(appserverServerFindings({ id: 'x', server_id: '1' }, new Set(['1']))).toEqual([]);
+    expect(appserverServerFindings({ id: 'x', server_id: '9' }, new Set(['1']))).toEqual([{ resource: 'appservers', id: 'x', field: 'server_id', code: 'dangling_ref', value: '9' }]);
+    expect(databaseNameFindings({ id: 'd', server_names: ['a', 'gone'] }, new Set(['a']))).toEqual([{ resource: 'databases', id: 'd', field: 'server_names', code: 'dangling_ref', value: ['gone'] }]);
+  });
+});
+
+describe('what decoding changes without a word', () => {
+  const findings = (text: string | Buffer) => {
+    const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
+    return decodingFindings('servers', '1', bytes, JSON.parse(bytes.toString('utf8')), keyCount(bytes), 'server');
+  };
+
+  it('a repeated key, a number out of range, bytes that are not UTF-8', () => {
+    expect(findings('{"server":{"id":"1","name":"a","name":"b"}}')).toEqual([{ resource: 'servers', id: '1', field: 'name', code: 'duplicate_key' }]);
+    expect(findings('{"server":{"id":"1","extended_attributes":{"x":{"a":1,"a":2}}}}')).toEqual([{ resource: 'servers', id: '1', field: 'extended_attributes.x.a', code: 'duplicate_key' }]);
+    expect(findings('{"server":{"id":"1","memory_GB":1e400}}')).toEqual([{ resource: 'servers', id: '1', field: 'memory_GB', code: 'out_of_range' }]);
+    expect(findings(Buffer.concat([Buffer.from('{"server":{"id":"1","name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]))).toEqual([{ resource: 'servers', id: '1', field: '', code: 'invalid_utf8' }]);
+    expect(findings('{"server":{"id":"1","name":"a:b","note":"x\\"y:"}}')).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
 /** `verify --max-age`: is the last successful sync recent enough? For monitoring systems. */
-import { join } from 'node:path';
-import fs from 'fs-extra';
 import { UsageError } from '../errors.js';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { readLastSync } from './last-sync.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -24,14 +23,9 @@ function ago(ms: number): string {
 
 /** Why the folder is stale (no record of a successful sync, or one older than `maxAgeMs`), or undefined. */
 export async function freshnessProblem(dir: string, maxAgeMs: number, now: number): Promise<string | undefined> {
-  const text = await fs.readFile(join(dir, LAST_SYNC_FILE), 'utf8').catch(() => undefined);
-  if (text === undefined) return `no ${LAST_SYNC_FILE}: no successful sync is recorded in this folder`;
-  let finishedAt: unknown;
-  try {
-    finishedAt = (JSON.parse(text) as { finishedAt?: unknown }).finishedAt;
-  } catch {
-    finishedAt = undefined;
-  }
+  const last = await readLastSync(dir);
+  if (last === undefined) return `no valid ${LAST_SYNC_FILE}: no successful sync is recorded in this folder`;
+  const finishedAt = last.finishedAt;
   const at = typeof finishedAt === 'string' ? Date.parse(finishedAt) : NaN;
   if (Number.isNaN(at)) return `${LAST_SYNC_FILE} has no valid finishedAt time`;
   const age = now - at;

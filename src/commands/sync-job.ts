@@ -1,0 +1,177 @@
+/**
+ * One sync as `sync` and `schedule` run it: flags + environment + config turned into one typed job
+ * (once, with the token read once), then the run: hold the folder, sync, and while the lock is
+ * still held commit to git and write the report; then the metrics file and the webhook. Both
+ * commands take the same options, so a scheduled run can do all that a one-shot sync can.
+ */
+import type { CommandIo, OptionSpec, ParsedArgs } from '../cli/command.js';
+import { CONFIG_OPTION, intFlag, OUTPUT_OPTIONS, outputFolder, pathFlag, stringFlag } from '../cli/command.js';
+import type { Output } from '../cli/output.js';
+import { parseConfig, readConfigFile } from '../config/load.js';
+import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
+import { resolveToken } from '../config/token.js';
+import { writeReport } from '../diff/report.js';
+import { AbortedError, ConfigError, MirrorError, UsageError } from '../errors.js';
+import { checkWorkTree, commitSnapshot } from '../git/git.js';
+import { commitMessage } from '../git/message.js';
+import { alertRun } from '../notify/alert.js';
+import { holdOutput } from '../publish/output.js';
+import { loadPrivateKey } from '../sign/keys.js';
+import { writeMetrics } from '../state/metrics.js';
+import { sync, type SyncOptions } from '../sync/index.js';
+import { runRecord, type SyncResult } from '../sync/result.js';
+import { registerSecret } from '../util/secrets.js';
+
+/** The options `sync` and `schedule` share. */
+export const SYNC_OPTIONS: Record<string, OptionSpec> = {
+  'base-url': { type: 'string', value: 'URL', description: 'the service, e.g. https://cmdb.example.com/api (env INVENTORY_BASE_URL, config baseUrl)' },
+  out: { type: 'string', value: 'DIR', description: 'output folder (env INVENTORY_MIRROR_OUT, config out; default ./output)' },
+  'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
+  config: CONFIG_OPTION,
+  concurrency: { type: 'string', value: 'N', description: 'requests in flight at most; lowered for a while when the service says it is overloaded (config sync.concurrency, default 16)' },
+  'max-rate': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
+  strict: { type: 'boolean', description: 'fail on findings that quality.accept in the config does not accept' },
+  'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
+  'allow-nonempty': { type: 'boolean', description: 'publish into a folder that holds other files but no snapshot (verify will name them as extra)' },
+  'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): sign the manifest into _meta/manifest.sig' },
+  browser: { type: 'boolean', description: 'also write the offline browser page index.html + _browser/ (config browser.enabled)' },
+  git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },
+  report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
+  'warnings-file': { type: 'string', value: 'FILE', description: 'write every data-quality finding to FILE, one JSON object per line' },
+  'metrics-file': { type: 'string', value: 'FILE', description: 'write the run in Prometheus text format to FILE (for node_exporter\'s textfile collector), also when it fails' },
+  ...OUTPUT_OPTIONS,
+};
+
+/** A sync as the command line, the environment and the config describe it. */
+export interface SyncJob {
+  /** What the domain's sync gets (everything but the run's log, progress and signal). */
+  options: Omit<SyncOptions, 'log' | 'progress' | 'signal' | 'held'>;
+  git: Config['git'];
+  notify: NotifySettings;
+  /** Absolute paths. */
+  report: string | undefined;
+  metricsFile: string | undefined;
+  /** How the service is named in the summary. */
+  source: string;
+}
+
+/** The config with the flags of a sync laid over it, parsed once. */
+export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
+  const { raw, source } = readConfigFile(stringFlag(parsed, 'config'), io.cwd);
+  const sync = { ...(raw.sync as Record<string, unknown> | undefined) };
+  const concurrency = intFlag(parsed, 'concurrency', 1, 256);
+  if (concurrency !== undefined) sync.concurrency = concurrency;
+  const rate = intFlag(parsed, 'max-rate', 1, 100_000);
+  if (rate !== undefined) sync.maxRequestsPerSecond = rate;
+  if (parsed.values.strict) sync.strict = true;
+  const flag = stringFlag(parsed, 'base-url');
+  const baseUrl = flag ?? io.env.INVENTORY_BASE_URL;
+  if (baseUrl !== undefined && !configSchema.shape.baseUrl.safeParse(baseUrl).success) {
+    throw new UsageError(`${flag === undefined ? 'INVENTORY_BASE_URL' : '--base-url'} ${JSON.stringify(baseUrl)} is not an http:// or https:// URL`);
+  }
+  return parseConfig(
+    {
+      ...raw,
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      sync,
+      git: { ...(raw.git as object | undefined), ...(parsed.values.git ? { commit: true } : {}) },
+      browser: { ...(raw.browser as object | undefined), ...(parsed.values.browser ? { enabled: true } : {}) },
+    },
+    source,
+  );
+}
+
+/** The token, read once from the flag's file, the environment or the config's file; registered as a secret. */
+export function syncToken(parsed: ParsedArgs, io: CommandIo, config: Config, output: Output): string {
+  const resolved = resolveToken({ flagFile: stringFlag(parsed, 'token-file'), configFile: config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
+  if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
+  for (const warning of resolved.warnings) output.warn(warning);
+  registerSecret(resolved.token);
+  return resolved.token;
+}
+
+/** Builds the job of a sync against `baseUrl` with `token` (both settled by the caller). */
+export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, service: { baseUrl: string; token: string; source: string }): SyncJob {
+  const keyFile = pathFlag(parsed, 'sign-key', io);
+  return {
+    options: {
+      baseUrl: service.baseUrl,
+      token: service.token,
+      out: outputFolder(stringFlag(parsed, 'out'), io, config),
+      settings: config.sync,
+      filters: config.filters,
+      redact: config.redact,
+      accept: config.quality.accept,
+      changesKeep: config.changes.keep,
+      browser: config.browser.enabled,
+      signKey: keyFile ? loadPrivateKey(keyFile) : undefined,
+      allowMassRemoval: Boolean(parsed.values['allow-mass-removal']),
+      allowNonEmpty: Boolean(parsed.values['allow-nonempty']),
+      dryRun: Boolean(parsed.values['dry-run']),
+      warningsFile: pathFlag(parsed, 'warnings-file', io),
+    },
+    git: config.git,
+    notify: config.notify,
+    report: pathFlag(parsed, 'report', io),
+    metricsFile: pathFlag(parsed, 'metrics-file', io),
+    source: service.source,
+  };
+}
+
+/** Checks made before anything is fetched: with git commits on, the output folder must be in a work tree. */
+export async function preflight(job: SyncJob): Promise<void> {
+  if (job.git.commit && !job.options.dryRun) await checkWorkTree(job.options.out);
+}
+
+/**
+ * Runs the job: the sync, then (under the same lock) the report and the git commit, then the
+ * metrics file and the webhook, for a success and a failure alike.
+ */
+export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSignal): Promise<SyncResult> {
+  const started = new Date();
+  let result: SyncResult | undefined;
+  try {
+    const held = await holdOutput(job.options.out, 'sync');
+    if (held.lock.warning) output.warn(held.lock.warning);
+    let published = false;
+    try {
+      result = await sync({ ...job.options, held, log: output, progress: output.progress, signal });
+      published = result.status !== 'dry-run';
+      if (job.report) await writeReport(job.report, result.changes);
+      if (job.git.commit && result.status !== 'dry-run') {
+        const message = commitMessage(result.changes, { prefix: job.git.messagePrefix, initial: result.initial });
+        const sha = await commitSnapshot({ out: job.options.out, message, author: job.git.author });
+        output.info(sha ? `git: committed ${sha.slice(0, 12)} ${message.split('\n')[0]}` : 'git: nothing to commit');
+      }
+    } finally {
+      await held.release(published);
+    }
+  } catch (error) {
+    await afterRun(job, output, started, result, error);
+    throw error;
+  }
+  await afterRun(job, output, started, result, undefined);
+  return result;
+}
+
+/** The metrics file and the webhook of a finished run; their own failures are warnings only. */
+async function afterRun(job: SyncJob, output: Output, started: Date, result: SyncResult | undefined, error: unknown): Promise<void> {
+  const end = new Date();
+  const failed = error !== undefined;
+  if (job.metricsFile) {
+    try {
+      await writeMetrics(job.metricsFile, {
+        at: end,
+        durationMs: end.getTime() - started.getTime(),
+        status: failed || !result ? 'failed' : result.status,
+        ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, findings: result.findings } : {}),
+      });
+    } catch (problem) {
+      output.warn(problem instanceof MirrorError ? problem.message : String(problem));
+    }
+  }
+  if (error instanceof AbortedError) return;
+  const record = failed ? runRecord(started, end, { error: error instanceof Error ? error.message : String(error) }) : runRecord(started, end, { result: result! });
+  const problem = await alertRun(job.notify, job.options.out, record, failed ? undefined : result);
+  if (problem) output.warn(problem);
+}

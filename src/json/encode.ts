@@ -1,0 +1,67 @@
+/**
+ * The one JSON encoding of every published file: two-space indent, UTF-8, final newline. A list
+ * body is also written piece by piece (EnvelopeEncoder), byte for byte as encodeJson would write
+ * it whole, so a list of any length is never one string in memory.
+ */
+
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+}
+
+/** Parses a published file's bytes; undefined when absent or not JSON. */
+export function decodeJson(bytes: Buffer | undefined): unknown {
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses bytes as JSON checked by `schema`; undefined when they are not JSON or do not match. */
+export function decodeJsonAs<T>(bytes: Buffer, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): T | undefined {
+  const value = decodeJson(bytes);
+  if (value === undefined) return undefined;
+  const result = schema.safeParse(value);
+  return result.success ? result.data : undefined;
+}
+
+/** `value` as encodeJson writes it at nesting level `depth` (its lines indented by 2 × depth spaces). */
+export function encodeAt(value: unknown, depth: number): string {
+  const text = JSON.stringify(value, null, 2);
+  return depth === 0 ? text : text.replaceAll('\n', `\n${'  '.repeat(depth)}`);
+}
+
+/**
+ * Writes `{ ...before, [key]: [ items ], ...after }` in pieces: `head()`, one `item()` per
+ * element, then `tail()`. The concatenation equals encodeJson of the whole body.
+ */
+export class EnvelopeEncoder {
+  #items = 0;
+
+  constructor(
+    readonly key: string,
+    readonly before: readonly (readonly [string, unknown])[] = [],
+  ) {}
+
+  head(): string {
+    let text = '{';
+    for (const [name, value] of this.before) text += `\n  ${JSON.stringify(name)}: ${encodeAt(value, 1)},`;
+    return `${text}\n  ${JSON.stringify(this.key)}: [`;
+  }
+
+  item(value: unknown): string {
+    return `${this.#items++ === 0 ? '' : ','}\n    ${encodeAt(value, 2)}`;
+  }
+
+  /** An element already encoded at depth 2 (a slice of a list file this encoder's form wrote). */
+  encoded(text: string): string {
+    return `${this.#items++ === 0 ? '' : ','}\n    ${text}`;
+  }
+
+  tail(after: readonly (readonly [string, unknown])[] = []): string {
+    let text = this.#items === 0 ? ']' : '\n  ]';
+    for (const [name, value] of after) text += `,\n  ${JSON.stringify(name)}: ${encodeAt(value, 1)}`;
+    return `${text}\n}\n`;
+  }
+}

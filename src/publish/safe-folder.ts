@@ -1,0 +1,41 @@
+/**
+ * The output folder's own folders must be real folders: a symbolic link inside it (`servers ->
+ * /elsewhere`, `.inventory-mirror -> /elsewhere`) would make a publish write, rename or delete
+ * outside the folder. Every folder a run writes into, deletes from or reads a snapshot from is
+ * checked without following links (lstat), and a link is refused by name. The output folder
+ * itself may be a link (an operator's choice of where the data lives).
+ */
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OutputError } from '../errors.js';
+
+/** Whether `rel` (a `/`-separated folder inside `dir`) is absent or a real folder; throws for a link or a file. */
+export async function safeFolder(dir: string, rel: string): Promise<'absent' | 'folder'> {
+  const path = join(dir, rel);
+  let stat;
+  try {
+    stat = await lstat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'absent';
+    if (code === 'ENOTDIR') throw new OutputError(`${path}: a folder on its way is a file; remove it or sync into another folder`);
+    throw error;
+  }
+  if (stat.isSymbolicLink()) throw new OutputError(`${path} is a symbolic link; inventory-mirror never writes, deletes or serves through a link inside the output folder. Replace it with a real folder (or point --out at the link's target)`);
+  if (!stat.isDirectory()) throw new OutputError(`${path} is a file where the snapshot has a folder; move it away or sync into another folder`);
+  return 'folder';
+}
+
+/** Checks every folder on the way to each of `paths` (files inside `dir`), each folder once. */
+export async function checkFoldersOf(dir: string, paths: Iterable<string>): Promise<void> {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    for (let cut = path.indexOf('/'); cut !== -1; cut = path.indexOf('/', cut + 1)) folders.add(path.slice(0, cut));
+  }
+  // Shallow first, so an absent folder spares the checks below it.
+  const absent: string[] = [];
+  for (const folder of [...folders].sort((a, b) => a.split('/').length - b.split('/').length)) {
+    if (absent.some((gone) => folder.startsWith(`${gone}/`))) continue;
+    if ((await safeFolder(dir, folder)) === 'absent') absent.push(folder);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * `--metrics-file FILE`: the last run in Prometheus' text format, for node_exporter's textfile
+ * collector (the usual way to watch a cron job): last success time, duration, records per
+ * resource, requests, 304s, findings, status. Replaced whole (temp file, then rename), as the
+ * collector requires; the last success time survives a failed run.
+ */
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { DiskError, describeFsError } from '../errors.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+
+/** What a metrics file says of a run; `result` is absent for a failed run. */
+export interface RunMetrics {
+  at: Date;
+  durationMs: number;
+  status: 'published' | 'unchanged' | 'dry-run' | 'failed';
+  records?: Record<ResourceName, number>;
+  requests?: number;
+  notModified?: number;
+  findings?: { total: number; accepted: number; groups: { resource: ResourceName; code: string; count: number }[] };
+  /** The time of the last successful run, when this one failed (read from the previous file). */
+  lastSuccess?: Date;
+}
+
+const PREFIX = 'inventory_mirror';
+
+const label = (value: string): string => value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+
+/** The file's text. Pure. */
+export function metricsText(metrics: RunMetrics): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, samples: [string, number][]): void => {
+    lines.push(`# HELP ${PREFIX}_${name} ${help}`, `# TYPE ${PREFIX}_${name} gauge`);
+    for (const [labels, value] of samples) lines.push(`${PREFIX}_${name}${labels} ${value}`);
+  };
+  const ok = metrics.status !== 'failed';
+  const success = ok ? metrics.at : metrics.lastSuccess;
+  gauge('last_run_timestamp_seconds', 'When the last sync finished (Unix time).', [['', Math.round(metrics.at.getTime() / 1000)]]);
+  gauge('last_run_success', '1 when the last sync succeeded, 0 when it failed.', [['', ok ? 1 : 0]]);
+  gauge('last_run_duration_seconds', 'How long the last sync took.', [['', metrics.durationMs / 1000]]);
+  gauge('last_run_status', 'The outcome of the last sync (1 for the one that applies).', (['published', 'unchanged', 'dry-run', 'failed'] as const).map((s) => [`{status="${s}"}`, s === metrics.status ? 1 : 0]));
+  if (success) gauge('last_success_timestamp_seconds', 'When the last successful sync finished (Unix time).', [['', Math.round(success.getTime() / 1000)]]);
+  if (metrics.records) gauge('records', 'Records per resource in the published snapshot.', RESOURCE_NAMES.map((r) => [`{resource="${r}"}`, metrics.records![r]]));
+  if (metrics.requests !== undefined) gauge('last_run_requests', 'Requests the last sync made.', [['', metrics.requests]]);
+  if (metrics.notModified !== undefined) gauge('last_run_not_modified', 'Requests of the last sync answered 304 Not Modified.', [['', metrics.notModified]]);
+  if (metrics.findings) {
+    gauge('findings', 'Data-quality findings of the snapshot (all, and accepted by quality.accept).', [
+      ['{accepted="false"}', metrics.findings.total - metrics.findings.accepted],
+      ['{accepted="true"}', metrics.findings.accepted],
+    ]);
+    const byCode = new Map<string, number>();
+    for (const g of metrics.findings.groups) byCode.set(`{resource="${label(g.resource)}",code="${label(g.code)}"}`, (byCode.get(`{resource="${label(g.resource)}",code="${label(g.code)}"}`) ?? 0) + g.count);
+    gauge('findings_by_code', 'Data-quality findings per resource and code.', [...byCode].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The last success time a metrics file records, or undefined. */
+export async function lastSuccessIn(file: string): Promise<Date | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const match = new RegExp(`^${PREFIX}_last_success_timestamp_seconds (\\d+)$`, 'm').exec(text);
+  return match ? new Date(Number(match[1]) * 1000) : undefined;
+}
+
+/** Replaces the metrics file atomically. */
+export async function writeMetrics(file: string, metrics: RunMetrics): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, metricsText({ ...metrics, lastSuccess: metrics.lastSuccess ?? (await lastSuccessIn(file)) }));
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw new DiskError(`--metrics-file: cannot write it: ${describeFsError(error) ?? String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * What a sync returns and records: counts, requests, findings in aggregate, the files it wrote,
+ * the changes it made. Built by pure functions from the run's state; `_meta/last-sync.json` is
+ * this record without the long lists.
+ */
+import { countChanges, type ChangeSet } from '../diff/engine.js';
+import type { ResourceName } from '../spec/resources.js';
+import { acceptor, patternFor } from '../validate/accept.js';
+import { CODE_MEANINGS, preview, type FindingCode, type FindingGroup } from '../validate/findings.js';
+import { shareOf, type ShapeFacts } from '../validate/quality.js';
+
+/** Examples kept per group of findings. */
+export const EXAMPLES = 3;
+
+export interface GroupSummary {
+  resource: ResourceName;
+  field: string;
+  code: FindingCode;
+  count: number;
+  /** Of the resource's records. */
+  share: number;
+  accepted: boolean;
+  examples: { id: string; value?: string }[];
+}
+
+export interface FindingsSummary {
+  total: number;
+  accepted: number;
+  /** Largest first. */
+  groups: GroupSummary[];
+  /** Fields only one rendering (list item or single view) carries, per resource. */
+  shape: ShapeFacts;
+}
+
+export interface SyncResult {
+  status: 'published' | 'unchanged' | 'dry-run';
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** The service, without credentials or query. */
+  baseUrl: string;
+  out: string;
+  records: Record<ResourceName, number>;
+  views: number;
+  requests: number;
+  retries: number;
+  notModified: number;
+  bytesReceived: number;
+  /** Retries per reason. */
+  retryReasons: Record<string, number>;
+  /** The configured cap on requests in flight, and the lowest the service's overload made it. */
+  concurrency: { configured: number; lowest: number };
+  findings: FindingsSummary;
+  /** Files staged and placed (for a dry run: that would be). */
+  written: string[];
+  removed: string[];
+  unchanged: number;
+  /** Records added, removed and changed against the snapshot this sync replaced. */
+  changes: ChangeSet;
+  /** Set when the folder held no snapshot before (every record counts as added). */
+  initial: boolean;
+}
+
+/** The aggregate of a run's findings, largest group first, each marked accepted or not. */
+export function summarizeFindings(groups: readonly FindingGroup[], records: Record<ResourceName, number>, accept: readonly string[], shape: ShapeFacts): FindingsSummary {
+  const accepted = acceptor(accept);
+  const summaries = groups
+    .map((g) => ({
+      resource: g.resource,
+      field: g.field,
+      code: g.code,
+      count: g.ids.length,
+      share: shareOf(g.ids.length, records[g.resource]),
+      accepted: accepted(g),
+      examples: g.ids.slice(0, EXAMPLES).map((id) => (g.values.get(id) === undefined ? { id } : { id, value: preview(g.values.get(id)) })),
+    }))
+    .sort((a, b) => b.count - a.count);
+  return {
+    total: summaries.reduce((n, g) => n + g.count, 0),
+    accepted: summaries.filter((g) => g.accepted).reduce((n, g) => n + g.count, 0),
+    groups: summaries,
+    shape,
+  };
+}
+
+/** `appservers dbconn_url null: 3012 records (30.1%), e.g. 12, 15, 19`. */
+export function describeGroup(group: GroupSummary): string {
+  const examples = group.examples.map((e) => (e.value === undefined ? e.id : `${e.id} (${e.value})`)).join(', ');
+  return `${group.resource}${group.field ? ` ${group.field}` : ''} ${group.code}: ${group.count} record${group.count === 1 ? '' : 's'} (${(group.share * 100).toFixed(1)}%), e.g. ${examples}`;
+}
+
+/** With `--strict`: the message for findings not accepted, naming the largest group; undefined when none. */
+export function strictProblem(summary: FindingsSummary): string | undefined {
+  const open = summary.groups.filter((g) => !g.accepted);
+  if (open.length === 0) return undefined;
+  const count = open.reduce((n, g) => n + g.count, 0);
+  const top = open[0]!;
+  return `--strict: ${count} finding${count === 1 ? '' : 's'} not accepted by quality.accept, in ${open.length} group${open.length === 1 ? '' : 's'}; nothing was published. The largest: ${describeGroup(top)} (${CODE_MEANINGS[top.code]}). Fix the data, or accept it: ${acceptHint(open)}`;
+}
+
+/** The one line that tells how to accept groups of findings. */
+export function acceptHint(groups: readonly Pick<GroupSummary, 'resource' | 'field' | 'code'>[]): string {
+  const shown = groups.slice(0, 6).map((g) => JSON.stringify(patternFor(g)));
+  return `add ${shown.join(', ')}${groups.length > shown.length ? ` (and ${groups.length - shown.length} more)` : ''} to "quality": {"accept": [...]} in the config (they are still counted and published)`;
+}
+
+/** The record of a run kept in `_meta/last-sync.json`: the result without its long lists. */
+export function lastSyncRecord(result: SyncResult, bootId: string | undefined): Record<string, unknown> {
+  const { written, removed, unchanged, changes, ...rest } = result;
+  return { ...rest, files: { written: written.length, removed: removed.length, unchanged }, changes: countChanges(changes), ...(bootId ? { bootId } : {}) };
+}
+
+/** The one-line record of a finished run, as `schedule` prints it and the webhook and metrics use it. */
+export interface RunRecord {
+  event: 'run';
+  start: string;
+  end: string;
+  status: 'ok' | 'unchanged' | 'failed';
+  records?: Record<ResourceName, number>;
+  changes?: Record<ResourceName, { added: number; removed: number; changed: number }>;
+  requests?: number;
+  notModified?: number;
+  findings?: number;
+  error?: string;
+}
+
+/** The outcome of one sync as its record. Pure. */
+export function runRecord(start: Date, end: Date, outcome: { result: SyncResult } | { error: string }): RunRecord {
+  const base = { event: 'run' as const, start: start.toISOString(), end: end.toISOString() };
+  if ('error' in outcome) return { ...base, status: 'failed', error: outcome.error };
+  const { result } = outcome;
+  return {
+    ...base,
+    status: result.status === 'published' ? 'ok' : 'unchanged',
+    records: result.records,
+    changes: countChanges(result.changes),
+    requests: result.requests,
+    notModified: result.notModified,
+    findings: result.findings.total,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Runs `work` on every item of an (async) iterable, at most `width` at a time, pulling the next
+ * item only when a worker is free: with 360 000 records, queueing them all up front (as p-limit
+ * would) holds 360 000 waiting closures; here only the items in flight exist. The first failure
+ * stops the workers from starting more and is thrown once the others have settled.
+ */
+export async function forEachConcurrent<T>(items: Iterable<T> | AsyncIterable<T>, width: number, work: (item: T) => Promise<void>): Promise<void> {
+  const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
+  let failure: { error: unknown } | undefined;
+  // One pull at a time: an async generator must not be asked for its next item concurrently.
+  let pulling: Promise<unknown> = Promise.resolve();
+  const next = (): Promise<IteratorResult<T>> => {
+    const result = pulling.then(() => iterator.next());
+    pulling = result.catch(() => undefined);
+    return result;
+  };
+  const worker = async (): Promise<void> => {
+    while (!failure) {
+      let step: IteratorResult<T>;
+      try {
+        step = await next();
+      } catch (error) {
+        failure ??= { error };
+        return;
+      }
+      if (step.done) return;
+      try {
+        await work(step.value);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, width) }, worker));
+  if (failure) {
+    await iterator.return?.();
+    throw failure.error;
+  }
+}

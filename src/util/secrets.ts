@@ -1,0 +1,39 @@
+/**
+ * The secrets this process holds (the API token, a serve token), so every message it produces can
+ * be scrubbed of them whatever their source: a service or proxy may echo the token into a JSON key
+ * or an error page, and that text then reaches retry lines, errors and webhooks.
+ */
+
+const secrets = new Set<string>();
+
+/** Environment variables that hold a secret or name a file holding one: never passed to children. */
+export const SECRET_ENV = ['INVENTORY_API_TOKEN', 'INVENTORY_API_TOKEN_FILE', 'MIRROR_API_TOKEN', 'MIRROR_API_TOKEN_FILE'] as const;
+
+/** Remembers a secret; values too short to be one (under 4 characters) are ignored. */
+export function registerSecret(value: string | undefined): void {
+  if (value !== undefined && value.length >= 4) secrets.add(value);
+}
+
+/** `text` with every registered secret (raw, URL-encoded or JSON-escaped) replaced by `[secret]`. */
+export function scrub(text: string): string {
+  let out = text;
+  for (const secret of secrets) {
+    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+      if (out.includes(form)) out = out.split(form).join('[secret]');
+    }
+  }
+  return out;
+}
+
+/** A copy of `value` (plain JSON data) with every string scrubbed. */
+export function scrubValue<T>(value: T): T {
+  if (secrets.size === 0) return value;
+  return JSON.parse(scrub(JSON.stringify(value))) as T;
+}
+
+/** The environment for a child process: ours without the secrets. */
+export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SECRET_ENV) delete out[name];
+  return out;
+}

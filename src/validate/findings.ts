@@ -1,0 +1,124 @@
+/**
+ * Data-quality findings: what the service sent that deviates from the API document or from
+ * itself, each with a stable code, aggregated by resource, field and code. A finding is a fact
+ * about the inventory, not a failure of the mirror: it is counted, published in
+ * `_meta/quality.json`, and fails a sync only under `--strict` when the configuration does not
+ * accept it.
+ */
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { compareIds } from '../spec/ids.js';
+import { compareCodeUnits } from '../util/order.js';
+
+export const FINDING_CODES = [
+  'null',
+  'missing',
+  'wrong_type',
+  'view_mismatch',
+  'dangling_ref',
+  'server_list_mismatch',
+  'not_in_list',
+  'duplicate_key',
+  'out_of_range',
+  'invalid_utf8',
+  'gone',
+] as const;
+export type FindingCode = (typeof FINDING_CODES)[number];
+
+/** What each code means, for help texts, the README and the summary. */
+export const CODE_MEANINGS: Record<FindingCode, string> = {
+  null: 'a documented field is null where the API document gives it a type',
+  missing: 'a documented field is absent from both the list item and the single view',
+  wrong_type: 'a documented field holds a value of another type or form',
+  view_mismatch: 'the list item and the single view both carry the field, with different values',
+  dangling_ref: 'a reference names a record that is not in the inventory',
+  server_list_mismatch: "a database's servers do not match its server_names one for one",
+  not_in_list: 'a filtered view holds a record the full list does not',
+  duplicate_key: 'an object repeats a key; the last value was kept',
+  out_of_range: 'a number beyond what JSON numbers can carry; published as null',
+  invalid_utf8: 'bytes that are not UTF-8; published as U+FFFD',
+  gone: 'listed, but the single record answered 404 (deleted during the sync?); left out of the snapshot',
+};
+
+/** Codes about one record's own bodies (its list item and single view): they hold while both are unchanged. */
+const RECORD_CODES: ReadonlySet<FindingCode> = new Set(['null', 'missing', 'wrong_type', 'view_mismatch', 'server_list_mismatch', 'duplicate_key', 'out_of_range', 'invalid_utf8']);
+
+/** Whether a finding of this code can be carried over for a record whose bodies did not change. */
+export function isRecordCode(code: FindingCode): boolean {
+  return RECORD_CODES.has(code);
+}
+
+export interface Finding {
+  resource: ResourceName;
+  id: string;
+  /** `dbconn_url`, `extended_attributes.owner`, `instances[].version`; '' for the record as a whole. */
+  field: string;
+  code: FindingCode;
+  /** The value concerned, when it tells more than the code (absent for null and missing). */
+  value?: unknown;
+}
+
+/** All findings of one resource, field and code. */
+export interface FindingGroup {
+  resource: ResourceName;
+  field: string;
+  code: FindingCode;
+  /** Sorted. */
+  ids: string[];
+  /** The value per id, for the codes that carry one. */
+  values: Map<string, unknown>;
+}
+
+const groupKey = (resource: string, field: string, code: string): string => `${resource}\u0000${field}\u0000${code}`;
+
+/** Findings gathered over a sync, one per (resource, field, code, id). */
+export class FindingSet {
+  readonly #groups = new Map<string, { resource: ResourceName; field: string; code: FindingCode; values: Map<string, unknown> }>();
+
+  /** Adds a finding; false when this record already had it. */
+  add(finding: Finding): boolean {
+    const key = groupKey(finding.resource, finding.field, finding.code);
+    let group = this.#groups.get(key);
+    if (!group) {
+      group = { resource: finding.resource, field: finding.field, code: finding.code, values: new Map() };
+      this.#groups.set(key, group);
+    }
+    if (group.values.has(finding.id)) return false;
+    group.values.set(finding.id, finding.value);
+    return true;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const group of this.#groups.values()) n += group.values.size;
+    return n;
+  }
+
+  /** The groups in resource, field, code order, ids sorted. */
+  groups(): FindingGroup[] {
+    return [...this.#groups.values()]
+      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: [...g.values.keys()].sort(compareIds), values: g.values }))
+      .sort(compareGroups);
+  }
+}
+
+/** Resource in the API document's order, then field, then code. */
+export function compareGroups(a: Pick<FindingGroup, 'resource' | 'field' | 'code'>, b: Pick<FindingGroup, 'resource' | 'field' | 'code'>): number {
+  return RESOURCE_NAMES.indexOf(a.resource) - RESOURCE_NAMES.indexOf(b.resource) || compareCodeUnits(a.field, b.field) || compareCodeUnits(a.code, b.code);
+}
+
+/** Shortens a value for a message, so one huge field cannot flood a log line. */
+export function preview(value: unknown, max = 60): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? '[…]' : typeof value === 'object' ? '{…}' : String(value);
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** What one finding says, e.g. `servers/12 memory_GB: wrong_type "16"`. */
+export function formatFinding(finding: Finding): string {
+  const where = `${finding.resource}/${finding.id}${finding.field ? ` ${finding.field}` : ''}`;
+  return `${where}: ${finding.code}${finding.value === undefined ? '' : ` ${preview(finding.value)}`}`;
+}

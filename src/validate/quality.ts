@@ -1,0 +1,100 @@
+/**
+ * `_meta/quality.json`, the inventory's data quality as part of the snapshot: per resource, field
+ * and code, the count, the share of the resource's records, the sorted ids concerned and (for the
+ * codes that carry one) each id's value; and the fields only one rendering carries. Deterministic
+ * and rewritten only when it changes, so git shows data quality moving over time. Pure.
+ */
+import { z } from 'zod';
+import { encodeJson, decodeJsonAs } from '../json/encode.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { compareCodeUnits } from '../util/order.js';
+import { FINDING_CODES, isRecordCode, type Finding, type FindingGroup } from './findings.js';
+import type { Shape } from './record.js';
+
+const groupSchema = z.strictObject({
+  resource: z.enum(RESOURCE_NAMES),
+  field: z.string(),
+  code: z.enum(FINDING_CODES),
+  count: z.int().min(1),
+  share: z.number(),
+  ids: z.array(z.string()),
+  values: z.record(z.string(), z.unknown()).optional(),
+});
+
+const shapeSchema = z.strictObject({ listOnly: z.array(z.string()), singleOnly: z.array(z.string()) });
+
+export const qualitySchema = z.strictObject({
+  format: z.literal(1),
+  records: z.record(z.string(), z.int()),
+  shape: z.record(z.string(), shapeSchema),
+  findings: z.array(groupSchema),
+});
+
+export type Quality = z.infer<typeof qualitySchema>;
+export type ShapeFacts = Partial<Record<ResourceName, { listOnly: string[]; singleOnly: string[] }>>;
+
+/** Codes whose findings are not part of the snapshot's data (a record that is not in it). */
+const RUN_ONLY = new Set(['gone']);
+
+/** The share of `count` in `total`, to four places. */
+export function shareOf(count: number, total: number): number {
+  return total > 0 ? Math.round((count / total) * 10_000) / 10_000 : 0;
+}
+
+/** The shape facts in a stable form: resources that have any, paths sorted. */
+export function shapeFacts(shapes: ReadonlyMap<ResourceName, Shape>): ShapeFacts {
+  const out: ShapeFacts = {};
+  for (const resource of RESOURCE_NAMES) {
+    const shape = shapes.get(resource);
+    if (!shape || shape.listOnly.size + shape.singleOnly.size === 0) continue;
+    out[resource] = { listOnly: [...shape.listOnly].sort(compareCodeUnits), singleOnly: [...shape.singleOnly].sort(compareCodeUnits) };
+  }
+  return out;
+}
+
+/** The file's content for these findings. */
+export function qualityReport(groups: readonly FindingGroup[], records: Record<ResourceName, number>, shape: ShapeFacts): Quality {
+  return {
+    format: 1,
+    records: { ...records },
+    shape,
+    findings: groups
+      .filter((g) => !RUN_ONLY.has(g.code))
+      .map((g) => {
+        const values = g.ids.filter((id) => g.values.get(id) !== undefined);
+        return {
+          resource: g.resource,
+          field: g.field,
+          code: g.code,
+          count: g.ids.length,
+          share: shareOf(g.ids.length, records[g.resource]),
+          ids: g.ids,
+          ...(values.length ? { values: Object.fromEntries(values.map((id) => [id, g.values.get(id)])) } : {}),
+        };
+      }),
+  };
+}
+
+export function encodeQuality(quality: Quality): Buffer {
+  return encodeJson(quality);
+}
+
+/** Parses the file's bytes; undefined when absent or not ours. */
+export function parseQuality(bytes: Buffer | undefined): Quality | undefined {
+  return bytes ? decodeJsonAs(bytes, qualitySchema) : undefined;
+}
+
+/**
+ * Carries a previous snapshot's findings over for the records whose bodies did not change this
+ * run (so they were not read again): `carried(resource, id)` says which.
+ */
+export function replayFindings(previous: Quality, report: (finding: Finding) => void, carried: (resource: ResourceName, id: string) => boolean): void {
+  for (const group of previous.findings) {
+    if (!isRecordCode(group.code)) continue;
+    for (const id of group.ids) {
+      if (!carried(group.resource, id)) continue;
+      const value = group.values && Object.hasOwn(group.values, id) ? group.values[id] : undefined;
+      report({ resource: group.resource, id, field: group.field, code: group.code, ...(value === undefined ? {} : { value }) });
+    }
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The checks of one record from its two renderings, the list item and the single view. A real
+ * service renders them as different projections: a field only one of them carries is a fact about
+ * the service's shape (collected per resource, reported once), never a finding. Where both carry
+ * a field they must agree (`view_mismatch`), and the record as both views give it together is
+ * judged against the API document's fields (`null`, `missing`, `wrong_type`). Pure.
+ */
+import type { z } from 'zod';
+import { SINGLE_ONLY_FIELDS, type ResourceName } from '../spec/resources.js';
+import { SCHEMAS, type RawRecord } from '../spec/schemas.js';
+import { isPlainObject, sameJson } from '../util/json-value.js';
+import type { Finding } from './findings.js';
+import { serverListFindings } from './crosscheck.js';
+
+/** Fields only one rendering carries, as field paths with `[]` for array elements. */
+export interface Shape {
+  listOnly: Set<string>;
+  singleOnly: Set<string>;
+}
+
+export function emptyShape(): Shape {
+  return { listOnly: new Set(), singleOnly: new Set() };
+}
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** `instances[2].listen_port` → `instances[].listen_port`. */
+export function normalizePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) out = typeof part === 'number' ? `${out}[]` : join(out, String(part));
+  return out;
+}
+
+interface Comparison {
+  /** Where both carry a value and the values differ: the normalized path and both values. */
+  mismatches: { field: string; list: unknown; single: unknown }[];
+  shape: Shape;
+}
+
+/** Compares the two renderings field by field, down through objects and equal-length arrays. */
+function compare(list: unknown, single: unknown, path: string, out: Comparison, documented: ReadonlySet<string>): void {
+  if (isPlainObject(list) && isPlainObject(single)) {
+    for (const key of Object.keys(list)) {
+      const sub = join(path, key);
+      if (Object.hasOwn(single, key)) compare(list[key], single[key], sub, out, documented);
+      else out.shape.listOnly.add(sub);
+    }
+    for (const key of Object.keys(single)) {
+      const sub = join(path, key);
+      if (!Object.hasOwn(list, key) && !documented.has(sub)) out.shape.singleOnly.add(sub);
+    }
+    return;
+  }
+  if (Array.isArray(list) && Array.isArray(single) && list.length === single.length) {
+    for (let i = 0; i < list.length; i++) compare(list[i], single[i], `${path}[]`, out, documented);
+    return;
+  }
+  if (!sameJson(list, single)) out.mismatches.push({ field: path, list, single });
+}
+
+function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
+  let value: unknown = record;
+  for (const key of path) value = value !== null && typeof value === 'object' && Object.hasOwn(value, key) ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** The code of a schema issue on a value: null, missing or wrong_type. */
+function issueCode(issue: z.core.$ZodIssue, value: unknown): Finding['code'] {
+  if (value === undefined && issue.code === 'invalid_type') return 'missing';
+  if (value === null) return 'null';
+  return 'wrong_type';
+}
+
+export interface RecordCheckOptions {
+  /** Whether a field path is covered by the redaction policy: its values are withheld, and its absence is the policy's doing. */
+  redacted?: (field: string) => boolean;
+}
+
+/**
+ * Findings of one record. `item` is the list item as published (redacted), `single` the single
+ * view as the service sent it and `published` as published: views are compared in the published
+ * form (both redacted alike), fields are judged on the service's values.
+ */
+export function checkRecord(resource: ResourceName, item: RawRecord, single: RawRecord, published: RawRecord, options: RecordCheckOptions = {}): { findings: Finding[]; shape: Shape } {
+  const redacted = options.redacted ?? (() => false);
+  const id = single.id;
+  const out: Comparison = { mismatches: [], shape: emptyShape() };
+  compare(item, published, '', out, new Set(SINGLE_ONLY_FIELDS[resource] ?? []));
+  const findings: Finding[] = out.mismatches.map((m) => ({ resource, id, field: m.field, code: 'view_mismatch', ...(redacted(m.field) ? {} : { value: { list: m.list, single: m.single } }) }));
+
+  // The record as both views give it: the single view's value where both carry a field.
+  const merged: Record<string, unknown> = { ...item, ...single };
+  const result = SCHEMAS[resource].single.safeParse(merged);
+  if (!result.success) {
+    const seen = new Set<string>();
+    for (const issue of result.error.issues) {
+      const field = normalizePath(issue.path);
+      const value = valueAt(merged, issue.path);
+      const code = issueCode(issue, value);
+      if (code === 'missing' && redacted(field)) continue;
+      const key = `${field}\u0000${code}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      findings.push({ resource, id, field, code, ...(code === 'wrong_type' && !redacted(field) ? { value } : {}) });
+    }
+  }
+  if (resource === 'databases') findings.push(...serverListFindings(single));
+  return { findings, shape: out.shape };
+}

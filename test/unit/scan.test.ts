@@ -1,0 +1,135 @@
+/** The streaming scanner and encoder: pieces of a body, cut anywhere, give what a whole parse gives. */
+import { describe, expect, it } from 'vitest';
+import { EnvelopeEncoder, encodeJson } from '../../src/json/encode.js';
+import { EnvelopeScanner, ScanError, type ScannedElement } from '../../src/json/scan.js';
+import { encodeManifest, parseManifest } from '../../src/publish/manifest.js';
+import { FileTable } from '../../src/publish/table.js';
+
+/** A small deterministic PRNG, so a failure replays. */
+function rng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function value(next: () => number, depth: number): unknown {
+  const pick = Math.floor(next() * (depth > 3 ? 5 : 7));
+  switch (pick) {
+    case 0:
+      return null;
+    case 1:
+      return next() < 0.5;
+    case 2:
+      return Math.round(next() * 1e6) / 100 - 5000;
+    case 3:
+      return ['', 'a"b', 'back\\slash', 'nl\nx', 'üñí', '日本', '{[,]}:', '\u0001'][Math.floor(next() * 8)];
+    case 4:
+      return `s${Math.floor(next() * 1000)}`;
+    case 5:
+      return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
+    default:
+      return Object.fromEntries(Array.from({ length: Math.floor(next() * 4) }, (_, i) => [['k', 'a:b', '"q"', '7', 'x y'][i % 5]! + i, value(next, depth + 1)]));
+  }
+}
+
+/** Feeds `bytes` to `scanner` in random pieces. */
+function scanInPieces(scanner: EnvelopeScanner, bytes: Buffer, next: () => number): ScannedElement[] {
+  const out: ScannedElement[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const size = 1 + Math.floor(next() * (next() < 0.3 ? 3 : 200));
+    out.push(...scanner.push(bytes.subarray(at, at + size)));
+    at += size;
+  }
+  scanner.end();
+  return out;
+}
+
+describe('EnvelopeScanner', () => {
+  it('splits list bodies cut anywhere into their elements and other members, compact or indented', () => {
+    const next = rng(42);
+    for (let round = 0; round < 300; round++) {
+      const items = Array.from({ length: Math.floor(next() * 6) }, (_, i) => ({ id: String(i), v: value(next, 0) }));
+      const body: Record<string, unknown> = {};
+      if (next() < 0.3) body.before = value(next, 1);
+      body.servers = items;
+      if (next() < 0.3) body.after = value(next, 1);
+      const text = next() < 0.5 ? JSON.stringify(body) : JSON.stringify(body, null, next() < 0.5 ? 2 : '\t');
+      const scanner = new EnvelopeScanner('servers');
+      const elements = scanInPieces(scanner, Buffer.from(` ${text}\n`), next);
+      expect(elements.map((e) => JSON.parse(e.bytes.toString()))).toEqual(items);
+      expect(Object.fromEntries(scanner.members.map((m) => [m.key, JSON.parse(m.bytes.toString())]))).toEqual(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'servers')));
+      expect(scanner.found).toBe(true);
+    }
+  });
+
+  it('counts the keys an element holds, duplicates included', () => {
+    const [element] = new EnvelopeScanner('a').push(Buffer.from('{"a":[{"x":1,"y":{"z":":","x":2},"x":3}]}'));
+    expect(element!.keys).toBe(5);
+    expect(Object.keys(JSON.parse(element!.bytes.toString()))).toHaveLength(2);
+  });
+
+  it('streams the members of an object', () => {
+    const elements = new EnvelopeScanner('files', 'object').push(Buffer.from('{"format":1,"files":{"a/b.json":{"size":1},"c":[1,2]}}'));
+    expect(elements.map((e) => [e.key, JSON.parse(e.bytes.toString())])).toEqual([['a/b.json', { size: 1 }], ['c', [1, 2]]]);
+  });
+
+  it('refuses what is not the envelope, and tells a cut body from a wrong one', () => {
+    const fails = (text: string, key = 'servers'): ScanError => {
+      const scanner = new EnvelopeScanner(key);
+      try {
+        scanner.push(Buffer.from(text));
+        scanner.end();
+      } catch (error) {
+        return error as ScanError;
+      }
+      throw new Error(`accepted ${text}`);
+    };
+    expect(fails('[1,2]').message).toMatch(/expected a JSON object with key "servers", got an array/);
+    expect(fails('{"servers":[{"id":"1"},').truncated).toBe(true);
+    expect(fails('').truncated).toBe(true);
+    expect(fails('{"servers":[1 2]}').truncated).toBe(false);
+    expect(fails('{"servers":[]} x').message).toMatch(/after the end/);
+    expect(fails(`{"servers":[${'['.repeat(150)}${']'.repeat(150)}]}`).message).toMatch(/deeper than 100/);
+    const missing = new EnvelopeScanner('servers');
+    missing.push(Buffer.from('{"other":[1]}'));
+    missing.end();
+    expect(missing.found).toBe(false);
+  });
+});
+
+describe('EnvelopeEncoder', () => {
+  it('writes exactly what encodeJson writes for the whole body', () => {
+    const next = rng(7);
+    for (let round = 0; round < 200; round++) {
+      const items = Array.from({ length: Math.floor(next() * 4) }, () => value(next, 0));
+      const before = next() < 0.4 ? [['meta', value(next, 1)] as const] : [];
+      const after = next() < 0.4 ? [['total', value(next, 1)] as const] : [];
+      const encoder = new EnvelopeEncoder('servers', before);
+      const text = encoder.head() + items.map((item) => encoder.item(item)).join('') + encoder.tail(after);
+      expect(text).toBe(encodeJson({ ...Object.fromEntries(before), servers: items, ...Object.fromEntries(after) }).toString());
+    }
+  });
+});
+
+describe('manifest', () => {
+  it('writes encodeJson bytes and reads them back into the same table', () => {
+    const table = new FileTable();
+    table.set('servers/2.json', 'a'.repeat(64), 12);
+    table.set('servers.json', 'b'.repeat(64), 3400);
+    table.set('_meta/filters.json', 'c'.repeat(64), 0);
+    const bytes = encodeManifest(table);
+    const files = { '_meta/filters.json': { sha256: 'c'.repeat(64), size: 0 }, 'servers.json': { sha256: 'b'.repeat(64), size: 3400 }, 'servers/2.json': { sha256: 'a'.repeat(64), size: 12 } };
+    expect(bytes.toString()).toBe(encodeJson({ format: 1, generator: 'inventory-mirror', files }).toString());
+    const read = parseManifest(bytes)!;
+    expect([...read.table.paths()]).toEqual(Object.keys(files));
+    expect(read.table.sha256(read.table.indexOf('servers.json')!)).toBe('b'.repeat(64));
+    expect(encodeManifest(new FileTable()).toString()).toBe(encodeJson({ format: 1, generator: 'inventory-mirror', files: {} }).toString());
+    expect(parseManifest(Buffer.from('{"format":2,"generator":"inventory-mirror","files":{}}'))).toBeUndefined();
+    expect(parseManifest(Buffer.from('{"format":1,"generator":"inventory-mirror","files":{"a":{"sha256":"x","size":1}}}'))).toBeUndefined();
+  });
+});
