@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { dirname, relative } from 'node:path';
 import fs from 'fs-extra';
-import { MirrorError, ConfigError } from '../errors.js';
+import { ConfigError, GitError } from '../errors.js';
 
 /** Who commits when neither git.author nor the repository's own identity says. */
 export const DEFAULT_AUTHOR = 'inventory-mirror <inventory-mirror@localhost>';
@@ -31,7 +31,7 @@ async function must(cwd: string, args: string[]): Promise<string> {
   const out = await git(cwd, args);
   if (out.code !== 0) {
     const command = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? '';
-    throw new MirrorError('E_GIT', `git ${command} failed in ${cwd}: ${out.stderr.trim().split('\n')[0] || `exit ${out.code}`}`);
+    throw new GitError(`git ${command} failed in ${cwd}: ${out.stderr.trim().split('\n')[0] || `exit ${out.code}`}`);
   }
   return out.stdout;
 }
@@ -79,7 +79,7 @@ export async function commitSnapshot(options: CommitOptions): Promise<string | u
   await must(top, ['add', '-A', '--', spec]);
   const staged = await git(top, ['diff', '--cached', '--quiet', '--', spec]);
   if (staged.code === 0) return undefined;
-  if (staged.code !== 1) throw new MirrorError('E_GIT', `git diff --cached failed in ${top}: ${staged.stderr.trim().split('\n')[0]}`);
+  if (staged.code !== 1) throw new GitError(`git diff --cached failed in ${top}: ${staged.stderr.trim().split('\n')[0]}`);
   const identity = options.author ? parseAuthor(options.author) : await repoIdentity(top);
   const config = identity ? ['-c', `user.name=${identity.name}`, '-c', `user.email=${identity.email}`] : [];
   await must(top, [...config, 'commit', '--quiet', '-m', options.message, '--', spec]);

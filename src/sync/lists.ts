@@ -10,6 +10,7 @@ import { ScanError, type ScannedElement } from '../json/scan.js';
 import { listFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter, type StagedStream } from '../publish/writer.js';
 import { forEachItem, stageEnvelope } from './envelope.js';
+import { planList } from './plan.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord } from '../redact/redact.js';
 import { listPath, type ResourceName } from '../spec/resources.js';
@@ -110,7 +111,7 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
     staged = result.staged;
     return result.summary;
   };
-  let result = await ctx.client.get(listPath(resource), read, validators?.etag || validators?.lastModified ? validators : undefined);
+  let result = await ctx.client.get(listPath(resource), read, planList(validators));
   if (result.status === 304) {
     if (ctx.writer.keep(file, validators)) {
       try {
