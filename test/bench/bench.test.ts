@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
 
-const BENCH = fileURLToPath(new URL('../../dist/bench/run.js', import.meta.url));
+const BENCH = fileURLToPath(new URL('../../dist-bench/bench/run.js', import.meta.url));
 
 test('bench --quick --scale 300 measures the floors, a sync and a no-change re-sync that rewrites nothing', async () => {
   const dir = tempDir('im-bench-test-');

@@ -2,7 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ResourceName } from '../spec/resources.js';
+import type { ResourceName } from '../src/spec/resources.js';
 import { startChild, stopChild } from './children.js';
 
 const SCRIPT = fileURLToPath(new URL('./upstream-proc.js', import.meta.url));

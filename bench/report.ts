@@ -2,7 +2,7 @@
  * The bench's results as data (the JSON written for tracking) and as the table printed for a
  * person. Pure: the table is computed from the results alone.
  */
-import type { ResourceName } from '../spec/resources.js';
+import type { ResourceName } from '../src/spec/resources.js';
 import type { Machine } from './machine.js';
 import type { BenchKind, ServeBenchResult } from './serve.js';
 

@@ -5,7 +5,7 @@
  * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
  * sweep and the scaling of a full sync. Prints a table and writes the same as JSON.
  *
- *     node dist/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
+ *     node dist-bench/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LAST_SYNC_FILE } from '../publish/paths.js';
-import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { LAST_SYNC_FILE } from '../src/publish/paths.js';
+import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
 import { runChild, stopAllChildren, type ChildResult } from './children.js';
 import type { FloorReport } from './floor.js';
 import { describeMachine } from './machine.js';
@@ -25,7 +25,8 @@ import { benchServe } from './serve.js';
 import { startUpstreamChild, type UpstreamChild } from './upstream-child.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CLI = join(HERE, '..', 'cli.js');
+/** The product's CLI as `npm run build` made it: the bench measures what ships. */
+const CLI = join(HERE, '..', '..', 'dist', 'cli.js');
 const FLOOR = join(HERE, 'floor.js');
 const SWEEP = [8, 16, 32, 64];
 const SCALING = [2000, 20000, 50000];

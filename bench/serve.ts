@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { hasNginx, startNginx } from '../serve/nginx-process.js';
-import { startServe } from '../serve/index.js';
+import { hasNginx, startNginx } from './lib/nginx-process.js';
+import { startServe } from '../src/serve/index.js';
 
 export type BenchKind = 'single' | 'list' | 'substring';
 

@@ -8,12 +8,12 @@
  * Prints `upstream listening on URL` and then one JSON line of record counts. Stops on SIGTERM,
  * SIGINT or the end of stdin. The token comes from INVENTORY_API_TOKEN.
  *
- *     node dist/bench/upstream-proc.js --scale N [--seed S]
+ *     node dist-bench/bench/upstream-proc.js --scale N [--seed S]
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { RESOURCE_NAMES } from '../spec/resources.js';
-import { startUpstream, type MutationReport } from '../upstream/index.js';
+import { RESOURCE_NAMES } from '../src/spec/resources.js';
+import { startUpstream, type MutationReport } from '../src/upstream/index.js';
 
 /** Ids touched by a mutation, counted per kind over all resources. */
 function countReport(report: MutationReport): { added: number; removed: number; changed: number } {
