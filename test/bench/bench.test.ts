@@ -1,24 +1,34 @@
-/** Smoke test of `npm run bench`: a tiny --quick run of the built bench writes every figure to its JSON. No timing checks. */
+/**
+ * Smoke test of `npm run bench`: a tiny --quick run of the built bench, scaling step included,
+ * writes every figure to its JSON. No timing checks. Then the bench's pure parts on their own.
+ */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { DEFAULT_SCALING, parseBenchArgs } from '../../bench/args.js';
+import { formatScaling, type ScalingRow } from '../../bench/report.js';
+import { rowDoesNotFit, type RowBasis } from '../../bench/scaling.js';
+import { onPath } from '../../bench/script.js';
+import { median, spread } from '../../bench/serve-child.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const BENCH = fileURLToPath(new URL('../../dist/bench/run.js', import.meta.url));
+const BENCH = fileURLToPath(new URL('../../dist-bench/bench/run.js', import.meta.url));
+const CHILDREN = new URL('../../dist-bench/bench/children.js', import.meta.url).href;
 
-test('bench --quick --scale 300 measures the floors, a sync and a no-change re-sync that rewrites nothing', async () => {
-  const dir = tempDir('im-bench-test-');
-  const json = join(dir, 'bench.json');
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [BENCH, '--quick', '--scale', '300', '--json', json, '--max-minutes', '2'],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, cwd: dir, timeout: 150_000 },
-      (error, out, err) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
+function run(args: string[], cwd: string, timeout = 150_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, cwd, timeout }, (error, out, err) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
     );
   });
+}
+
+test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync and a no-change re-sync that rewrites nothing, and scales', async () => {
+  const dir = tempDir('im-bench-test-');
+  const json = join(dir, 'bench.json');
+  const { code, stdout, stderr } = await run([BENCH, '--quick', '--scale', '300', '--scaling', '150,300', '--json', json, '--max-minutes', '2'], dir);
   expect(stderr).not.toMatch(/internal error/);
   expect(code, stderr + stdout).toBe(0);
   expect(stdout).toMatch(/sync \/ floor \(b\)/);
@@ -33,7 +43,7 @@ test('bench --quick --scale 300 measures the floors, a sync and a no-change re-s
   expect(results.sync.runsMs).toHaveLength(3);
   expect(results.resync.runsMs).toHaveLength(3);
   if (existsSync('/usr/bin/time')) {
-    for (const run of [results.floorA, results.floorB, results.sync, results.resync]) expect(run.cpuMs.user).toBeGreaterThan(0);
+    for (const step of [results.floorA, results.floorB, results.sync, results.resync]) expect(step.cpuMs.user).toBeGreaterThan(0);
   }
   expect(results.floorA.requests).toBe(results.sync.requests);
   expect(results.floorB.files).toBe(results.floorB.requests);
@@ -44,5 +54,126 @@ test('bench --quick --scale 300 measures the floors, a sync and a no-change re-s
   expect(results.mutation.written).toBeGreaterThan(0);
   expect(typeof results.ratios.syncOverFloorB).toBe('number');
   expect(typeof results.ratios.resyncOverFloorA).toBe('number');
-  expect(results.script.skipped ?? typeof results.ratios.scriptOverSync).toBeTruthy();
+  // The hand-written script runs exactly when its tools are on PATH; else it is skipped, saying which are missing.
+  const missing = ['curl', 'jq', 'xargs', 'bash'].filter((name) => !onPath(name));
+  if (missing.length > 0) {
+    expect(results.script).toEqual({ skipped: `${missing.join(', ')} not installed` });
+    expect(results.ratios.scriptOverSync).toBeUndefined();
+  } else {
+    expect(results.script.skipped).toBeUndefined();
+    expect(results.script.files).toBeGreaterThan(0);
+    expect(results.ratios.scriptOverSync).toBeGreaterThan(0);
+  }
+
+  expect(results.options).toMatchObject({ scaling: [150, 300], profile: null });
+  expect(stdout).toMatch(/scaling, serve on the synced folder/);
+  expect(results.scaling.map((row: ScalingRow) => [row.scale, row.runs])).toEqual([
+    [150, 1],
+    [300, 3],
+  ]);
+  expect(results.scaling[1].records).toBe(results.records);
+  for (const row of results.scaling as ScalingRow[]) {
+    expect(row.records).toBeGreaterThan(row.scale);
+    for (const step of [row.sync, row.resync]) {
+      expect(step.msPer1000Records).toBeGreaterThan(0);
+      // Peak RSS comes from /usr/bin/time, else from the child's own resourceUsage: always there.
+      expect(step.rssBytesPerRecord).toBeGreaterThan(0);
+    }
+    expect(row.sync.written).toBeGreaterThan(row.records);
+    expect(row.resync.written).toBe(0);
+    expect(Object.keys(row.runMeta.files)).toEqual(['_meta/http-cache.json', '_meta/last-sync.json']);
+    expect(row.runMeta.bytesPerRecord).toBeGreaterThan(0);
+    expect(row.serve.readyMs).toBeGreaterThan(0);
+    expect(row.serve.substring.matches).toBeGreaterThan(0);
+    expect(row.serve.substring.medianMs).toBeGreaterThan(0);
+    expect(row.serve.single.requestsPerSecond).toBeGreaterThan(0);
+    if (existsSync('/proc/self/status')) expect(row.serve.rssAfterBurstMB).toBeGreaterThanOrEqual(1);
+  }
 }, 180_000);
+
+test('without /usr/bin/time a Node child reports its own peak RSS and CPU time at exit', async () => {
+  const script = `
+    import { runChild } from ${JSON.stringify(CHILDREN)};
+    const child = 'const b = Buffer.alloc(64 * 2 ** 20, 1); let x = 0; for (let i = 0; i < 1e7; i++) x += i; console.log(b.length > 0 && x > 0)';
+    const r = await runChild(process.execPath, ['-e', child], { env: { PATH: process.env.PATH }, timeoutMs: 30000, measure: true, timeBin: false });
+    console.log(JSON.stringify({ code: r.code, stdout: r.stdout, peakRssBytes: r.peakRssBytes, cpuMs: r.cpuMs }));`;
+  const { code, stdout, stderr } = await run(['--input-type=module', '-e', script], tempDir('im-bench-usage-'), 60_000);
+  expect(code, stderr).toBe(0);
+  const result = JSON.parse(stdout);
+  expect(result).toMatchObject({ code: 0, stdout: 'true\n' });
+  expect(result.peakRssBytes).toBeGreaterThan(64 * 2 ** 20);
+  expect(result.cpuMs.user).toBeGreaterThan(0);
+});
+
+describe('the bench, its pure parts', () => {
+  const now = new Date('2026-01-02T03:04:05.678Z');
+
+  test('flags: the default scaling adds the own scale in full runs only; --scaling and --profile checked', () => {
+    const parse = (argv: string[], profiles = true) => parseBenchArgs(argv, '/w', now, { profiles });
+    expect(DEFAULT_SCALING).toEqual([2000, 20000, 200000]);
+    expect(parse([])).toMatchObject({ scale: 20000, scaling: [2000, 20000, 200000], profile: undefined, json: '/w/bench-results/bench-2026-01-02T03-04-05Z.json' });
+    expect(parse(['--scale', '5000']).scaling).toEqual([2000, 5000, 20000, 200000]);
+    expect(parse(['--quick']).scaling).toEqual([]);
+    expect(parse(['--quick', '--scaling', '500000, 2000,20000,2000']).scaling).toEqual([2000, 20000, 500000]);
+    expect(parse(['--profile', 'exact']).profile).toBe('exact');
+    expect(() => parse(['--profile', 'fancy'])).toThrow('--profile: expected realistic or exact, got "fancy"');
+    expect(() => parse(['--profile', 'exact'], false)).toThrow(/has no data profiles/);
+    expect(() => parse(['--scaling', '2000,x'])).toThrow('--scaling: expected a whole number from 10 to 1000000, got "x"');
+    expect(() => parse(['--scalin', '2'])).toThrow(/Unknown option '--scalin'.*--scaling N,N/);
+  });
+
+  test('a row is skipped when the pace of a measured row says it will not fit the time, memory or disk left', () => {
+    const basis: RowBasis = { scale: 20000, records: 36000, ms: 60_000, memBytes: 2 ** 30, diskBytes: 2 ** 30 };
+    const plenty = { msLeft: 60 * 60_000, freeMemBytes: 64 * 2 ** 30, freeDiskBytes: 500 * 2 ** 30 };
+    expect(rowDoesNotFit(360_000, basis, plenty)).toBeUndefined();
+    // 10× the records: 20 s + 600 s × 1.3 = 13.3 min.
+    expect(rowDoesNotFit(360_000, basis, { ...plenty, msLeft: 13 * 60_000 })).toBe(
+      'would take about 13.3 min at the pace of the 20000-server row, 13.0 min of the time budget left (raise --max-minutes)',
+    );
+    expect(rowDoesNotFit(360_000, basis, { ...plenty, freeMemBytes: 12 * 2 ** 30 })).toBe('would need about 12.0 GiB of memory at the pace of the 20000-server row, 12.0 GiB free');
+    expect(rowDoesNotFit(360_000, basis, { ...plenty, freeDiskBytes: 13 * 2 ** 30 })).toBe('would write about 12.0 GiB at the pace of the 20000-server row, 13.0 GiB of disk free');
+    expect(rowDoesNotFit(360_000, { ...basis, memBytes: undefined }, { ...plenty, freeDiskBytes: undefined })).toBeUndefined();
+  });
+
+  test('median and spread', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(spread([1, 2, 3, 4, 5, 6], 3)).toEqual([1, 3, 5]);
+    expect(spread([1, 2], 3)).toEqual([1, 2]);
+  });
+
+  test('the scaling tables: one line per scale, a skipped scale says so', () => {
+    const run = { wallMs: 6570, msPer1000Records: 182.4, peakRssMB: 290, rssBytesPerRecord: 8441, written: 36063 };
+    const row: ScalingRow = {
+      scale: 20000,
+      records: 36025,
+      runs: 3,
+      floorBMs: 6640,
+      syncOverFloorB: 0.99,
+      sync: run,
+      resync: { ...run, wallMs: 2330, msPer1000Records: 64.7, peakRssMB: 232, rssBytesPerRecord: 6754, written: 0 },
+      runMeta: { files: { '_meta/http-cache.json': 2_600_000, '_meta/last-sync.json': 1000 }, bytes: 2_601_000, bytesPerRecord: 72.2 },
+      serve: {
+        readyMs: 1830,
+        rssAfterLoadMB: 180,
+        rssBytesPerRecord: 5239,
+        rssAfterBurstMB: 210,
+        peakRssMB: 215,
+        substring: { path: '/servers.json?search=web', matches: 2641, firstMs: 40.2, medianMs: 12.5, queries: 20 },
+        single: { requestsPerSecond: 20678, requests: 62034, distinctIds: 10000, concurrency: 32 },
+      },
+      upstreamRssMB: 400,
+      rowMs: 30_000,
+    };
+    expect(formatScaling([row, { scale: 200000, skipped: 'would take about 30.0 min' }], 20000).join('\n')).toMatchInlineSnapshot(`
+      "scaling, sync into an empty folder and no-change re-sync (best of the rounds at 20000 servers, else one run):
+      servers  records  sync     ms / 1k rec  peak RSS  RSS / rec  sync / floor (b)  re-sync  ms / 1k rec  peak RSS  RSS / rec  run meta B / rec
+      20000      36025  6.57 s         182.4    290 MB     8.2 KB             0.99×   2.33 s         64.7    232 MB     6.6 KB              72.2
+      200000         -  skipped
+
+      scaling, serve on the synced folder (its own process; RSS after loading, and after the queries):
+      servers  records   ready  RSS loaded  RSS / rec  RSS after  search       matches   median  single req/s
+      20000      36025  1.83 s      180 MB     5.1 KB     210 MB  ?search=web     2641  12.5 ms         20678"
+    `);
+  });
+});

@@ -6,7 +6,6 @@
  */
 import { execFile } from 'node:child_process';
 import { cpSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyFolder } from '../../src/verify/verify.js';

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { parseManifest } from '../../src/publish/manifest.js';
-import { hasNginx, startNginx, type RunningNginx } from '../../src/serve/nginx-process.js';
+import { hasNginx, startNginx, type RunningNginx } from '../../bench/lib/nginx-process.js';
 import { buildMirror, type Mirror } from './helpers.js';
 
 const nginxInstalled = hasNginx();

@@ -3,83 +3,47 @@
  * service in its own process: the floors (a bare client that fetches the same paths and
  * discards the bodies, or writes each to a new file), a full sync, a no-change re-sync, a
  * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
- * sweep and the scaling of a full sync. Prints a table and writes the same as JSON.
+ * sweep, the scaling of sync, re-sync and serve, and serve against nginx. Prints tables and
+ * writes the same as JSON.
  *
- *     node dist/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
+ *     node dist-bench/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
+ *                                  [--seed S] [--scaling N,N,...] [--profile realistic|exact]
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, readdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { freemem, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { LAST_SYNC_FILE } from '../publish/paths.js';
-import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { runChild, stopAllChildren, type ChildResult } from './children.js';
+import { LAST_SYNC_FILE } from '../src/publish/paths.js';
+import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
+import { parseBenchArgs, UsageProblem, type BenchArgs } from './args.js';
+import { memoryOf, runChild, stopAllChildren, type ChildResult } from './children.js';
 import type { FloorReport } from './floor.js';
 import { describeMachine } from './machine.js';
 import { formatReport, ratio, type BenchResults, type BestSyncRun, type FloorResult, type ScalingRow, type SyncRun } from './report.js';
+import { perRecord, ROW_FIXED_MS, rowDoesNotFit, runMetaOf, treeBytes, type RowBasis } from './scaling.js';
 import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
 import { benchServe } from './serve.js';
-import { startUpstreamChild, type UpstreamChild } from './upstream-child.js';
+import { measureServe } from './serve-child.js';
+import { startUpstreamChild, upstreamHasProfiles, type UpstreamChild } from './upstream-child.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CLI = join(HERE, '..', 'cli.js');
+/** The product's CLI as `npm run build` made it: the bench measures what ships. */
+const CLI = join(HERE, '..', '..', 'dist', 'cli.js');
 const FLOOR = join(HERE, 'floor.js');
 const SWEEP = [8, 16, 32, 64];
-const SCALING = [2000, 20000, 50000];
 const MUTATE_SHARE = 0.01;
 /** Each floor and each sync runs this many times, interleaved, and keeps its best. */
 const ROUNDS = 3;
-
-interface BenchArgs {
-  scale: number;
-  concurrency: number;
-  quick: boolean;
-  json: string;
-  maxMinutes: number;
-  seed: number;
-}
+/** Time kept back from the scaling rows for the serve-against-nginx step after them. */
+const SERVE_STEP_MS = 60_000;
 
 /** Temporary folders to remove when the bench is interrupted. */
 const temporaries = new Set<string>();
 
-class UsageProblem extends Error {}
-
 /** The step the time budget ran out in; the steps after it are skipped. */
 class OutOfTime extends Error {}
-
-function intArg(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageProblem(`--${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return n;
-}
-
-/** The bench's flags, checked; a problem is one line naming the flag. */
-export function parseBenchArgs(argv: string[], cwd: string, now: Date): BenchArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { scale: { type: 'string' }, concurrency: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'string' }, 'max-minutes': { type: 'string' }, seed: { type: 'string' } },
-      strict: true,
-    }));
-  } catch (error) {
-    throw new UsageProblem(`${error instanceof Error ? error.message.split('\n')[0] : String(error)}; options: --scale N --concurrency C --quick --json FILE --max-minutes M --seed S`);
-  }
-  const quick = Boolean(values.quick);
-  const stamp = now.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
-  return {
-    quick,
-    scale: intArg(values.scale, 'scale', 10, 1_000_000, quick ? 2000 : 20_000),
-    concurrency: intArg(values.concurrency, 'concurrency', 1, 256, 16),
-    maxMinutes: intArg(values['max-minutes'], 'max-minutes', 1, 24 * 60, 20),
-    seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1, 1),
-    json: resolve(cwd, values.json ?? join('bench-results', `bench-${stamp}.json`)),
-  };
-}
 
 async function countFiles(dir: string): Promise<number> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -110,7 +74,15 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   const results: BenchResults = {
     date: new Date().toISOString(),
     machine: await describeMachine(tmp),
-    options: { scale: args.scale, concurrency: args.concurrency, quick: args.quick, maxMinutes: args.maxMinutes, seed: args.seed },
+    options: {
+      scale: args.scale,
+      concurrency: args.concurrency,
+      quick: args.quick,
+      maxMinutes: args.maxMinutes,
+      seed: args.seed,
+      scaling: args.scaling,
+      profile: args.profile ?? null,
+    },
     // Declared here so the JSON lists them in reading order.
     counts: undefined,
     records: undefined,
@@ -128,7 +100,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
 
   const startUpstream = async (scale: number): Promise<UpstreamChild> => {
     log(`starting the simulated service at scale ${scale}`);
-    const upstream = await startUpstreamChild({ scale, seed: args.seed, token, env, timeoutMs: Math.min(left('start upstream'), 300_000) });
+    const upstream = await startUpstreamChild({ scale, seed: args.seed, profile: args.profile, token, env, timeoutMs: Math.min(left('start upstream'), 300_000) });
     upstreams.add(upstream);
     return upstream;
   };
@@ -173,10 +145,12 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   };
   /** The fastest run, with the highest peak RSS of them all: memory is judged by the worst run. */
   const bestSync = (syncRuns: SyncRun[]): BestSyncRun => {
-    const rss = syncRuns.map((r) => r.peakRssMB).filter((mb) => mb !== undefined);
+    const rss = syncRuns.map((r) => r.peakRssBytes).filter((bytes) => bytes !== undefined);
+    const peakRssBytes = rss.length > 0 ? Math.max(...rss) : undefined;
     return {
       ...syncRuns.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)),
-      peakRssMB: rss.length > 0 ? Math.max(...rss) : undefined,
+      peakRssMB: toMB(peakRssBytes),
+      peakRssBytes,
       runsMs: syncRuns.map((r) => r.wallMs),
     };
   };
@@ -206,6 +180,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       removed: last.files.removed,
       unchanged: last.files.unchanged,
       peakRssMB: toMB(child.peakRssBytes),
+      peakRssBytes: child.peakRssBytes,
       cpuMs: child.cpuMs,
     };
   };
@@ -227,23 +202,63 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   };
 
   const records = (counts: Record<ResourceName, number>): number => RESOURCE_NAMES.reduce((n, r) => n + counts[r], 0);
-  const scalingRow = (scale: number, n: number, syncRun: SyncRun, floorB: FloorResult): ScalingRow => ({
-    scale,
-    records: n,
-    syncWallMs: syncRun.wallMs,
-    floorBMs: floorB.bestMs,
-    syncOverFloorB: ratio(syncRun.wallMs, floorB.bestMs)!,
-    msPer1000Records: Math.round((syncRun.wallMs / n) * 1000 * 10) / 10,
-    peakRssMB: syncRun.peakRssMB,
-    rssKBPerRecord: syncRun.peakRssMB === undefined ? undefined : Math.round(((syncRun.peakRssMB * 1024) / n) * 10) / 10,
-  });
+
+  /** A scaling row from its syncs, with serve started on the re-synced folder `dir`. */
+  const scalingRow = async (
+    scale: number,
+    n: number,
+    measured: { runs: number; floorB: FloorResult; sync: SyncRun; resync: SyncRun; dir: string; upstreamRssBytes: number | undefined; startedAt: number },
+  ): Promise<ScalingRow> => {
+    log(`serve on the folder synced at scale ${scale}`);
+    const serve = await measureServe({ cli: CLI, dir: measured.dir, env, cwd: tmp, records: n, timeoutMs: Math.min(left(`serve at scale ${scale}`), 300_000), quick: args.quick });
+    return {
+      scale,
+      records: n,
+      runs: measured.runs,
+      floorBMs: measured.floorB.bestMs,
+      syncOverFloorB: ratio(measured.sync.wallMs, measured.floorB.bestMs),
+      sync: perRecord(measured.sync, n),
+      resync: perRecord(measured.resync, n),
+      runMeta: await runMetaOf(measured.dir, n),
+      serve,
+      upstreamRssMB: toMB(measured.upstreamRssBytes),
+      rowMs: Date.now() - measured.startedAt,
+    };
+  };
+  /** A row measured, as the yardstick of the next: its time, its most memory in use at once, its disk. */
+  const basisOf = (row: {
+    scale: number;
+    records: number;
+    ms: number;
+    floorB: FloorResult;
+    syncPeakBytes: number | undefined;
+    upstreamRssBytes: number | undefined;
+    serve?: ScalingRow['serve'];
+  }): RowBasis => {
+    const servePeakMB = row.serve?.peakRssMB ?? row.serve?.rssAfterBurstMB;
+    const during = row.syncPeakBytes === undefined || row.upstreamRssBytes === undefined ? undefined : row.syncPeakBytes + row.upstreamRssBytes;
+    const mem = [during, servePeakMB === undefined ? undefined : servePeakMB * 2 ** 20].filter((bytes) => bytes !== undefined);
+    return { scale: row.scale, records: row.records, ms: row.ms, memBytes: mem.length > 0 ? Math.max(...mem) : undefined, diskBytes: 2 * treeBytes(row.floorB.files, row.floorB.bytes) };
+  };
+  const room = async (): Promise<{ msLeft: number; freeMemBytes: number; freeDiskBytes: number | undefined }> => {
+    const disk = await statfs(tmp).catch(() => undefined);
+    return {
+      msLeft: deadline - Date.now() - (args.quick ? 0 : SERVE_STEP_MS),
+      freeMemBytes: freemem(),
+      freeDiskBytes: disk === undefined ? undefined : disk.bavail * disk.bsize,
+    };
+  };
   const mirror = join(tmp, `mirror-${ROUNDS}`);
 
+  let mainRowMs = 0;
+  let mainUpstreamRss: number | undefined;
   try {
+    const mainStarted = Date.now();
     const upstream = await startUpstream(args.scale);
     results.counts = { ...upstream.counts };
     results.records = records(upstream.counts);
     await warmUp(upstream.url);
+    mainUpstreamRss = memoryOf(upstream.pid).rssBytes;
 
     // Rounds of floor (a), floor (b), sync, re-sync: drift in a shared machine's speed then
     // reaches every measure alike, and each keeps its best round, as the floors always did.
@@ -258,6 +273,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       const out = join(tmp, `mirror-${round}`);
       syncs.push(await sync(upstream.url, out, `sync into an empty folder, ${of}`));
       resyncs.push(await sync(upstream.url, out, `re-sync, no change upstream, ${of}`));
+      if (round === 1) mainRowMs = Date.now() - mainStarted;
     }
     results.floorA = bestFloor(args.concurrency, floorsA);
     results.floorB = bestFloor(args.concurrency, floorsB);
@@ -295,25 +311,57 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     }
     await stopUpstream(upstream);
 
-    if (!args.quick) {
-      const scales = [...new Set([...SCALING, args.scale])].sort((a, b) => a - b);
-      for (const scale of scales) {
-        if (scale === args.scale) {
-          results.scaling.push(scalingRow(scale, results.records, results.sync, results.floorB));
+    // Scaling: at each server count, a sync into an empty folder, a no-change re-sync and serve on
+    // the result; the bench's own scale reuses its rounds. A row runs only when the pace of the
+    // largest row so far says it fits the time, memory and disk left.
+    const mainBasis = { scale: args.scale, records: results.records, ms: mainRowMs, floorB: results.floorB, syncPeakBytes: results.sync.peakRssBytes, upstreamRssBytes: mainUpstreamRss };
+    const largest = (a: RowBasis | undefined, b: RowBasis): RowBasis => (a && a.records > b.records ? a : b);
+    let basis: RowBasis | undefined;
+    const mainRecordsPerServer = results.records / args.scale;
+    for (const scale of args.scaling) {
+      const expected = Math.round(scale * mainRecordsPerServer);
+      if (scale === args.scale) {
+        if ((await room()).msLeft < (args.quick ? 5_000 : ROW_FIXED_MS)) {
+          results.scaling.push({ scale, skipped: 'no time left for serve' });
+          results.notes.push(`scaling: the row of ${scale} servers was skipped: no time left for serve (raise --max-minutes)`);
           continue;
         }
-        const other = await startUpstream(scale);
-        await warmUp(other.url);
-        const floors: FloorRun[] = [];
-        const otherSyncs: SyncRun[] = [];
-        for (let round = 1; round <= ROUNDS; round++) {
-          const of = `round ${round} of ${ROUNDS}`;
-          floors.push(await floorOnce(other.url, args.concurrency, true, `floor (b) at scale ${scale}, ${of}`));
-          otherSyncs.push(await sync(other.url, join(tmp, `mirror-${scale}-${round}`), `sync into an empty folder at scale ${scale}, ${of}`));
-        }
-        await stopUpstream(other);
-        results.scaling.push(scalingRow(scale, records(other.counts), bestSync(otherSyncs), bestFloor(args.concurrency, floors)));
+        const row = await scalingRow(scale, results.records, {
+          runs: ROUNDS,
+          floorB: results.floorB,
+          sync: results.sync,
+          resync: results.resync,
+          dir: join(tmp, 'mirror-1'),
+          upstreamRssBytes: mainUpstreamRss,
+          // Its own time: the first round of the main steps, then serve.
+          startedAt: Date.now() - mainRowMs,
+        });
+        results.scaling.push(row);
+        basis = largest(basis, basisOf({ ...mainBasis, ms: row.rowMs, serve: row.serve }));
+        continue;
       }
+      const reason = rowDoesNotFit(expected, basis ?? basisOf(mainBasis), await room());
+      if (reason) {
+        results.scaling.push({ scale, skipped: reason });
+        results.notes.push(`scaling: the row of ${scale} servers (about ${expected} records) was skipped: it ${reason}`);
+        continue;
+      }
+      const startedAt = Date.now();
+      const other = await startUpstream(scale);
+      await warmUp(other.url);
+      const upstreamRssBytes = memoryOf(other.pid).rssBytes;
+      const floorB = bestFloor(args.concurrency, [await floorOnce(other.url, args.concurrency, true, `floor (b) at scale ${scale}`)]);
+      const dir = join(tmp, `mirror-${scale}`);
+      const otherSync = await sync(other.url, dir, `sync into an empty folder at scale ${scale}`);
+      const otherResync = await sync(other.url, dir, `re-sync, no change upstream, at scale ${scale}`);
+      const n = records(other.counts);
+      await stopUpstream(other);
+      if (otherResync.written !== 0 || otherResync.removed !== 0) {
+        results.failures.push(`a re-sync at scale ${scale} of an unchanged service wrote ${otherResync.written} and removed ${otherResync.removed} files; it must touch none`);
+      }
+      const row = await scalingRow(scale, n, { runs: 1, floorB, sync: otherSync, resync: otherResync, dir, upstreamRssBytes, startedAt });
+      results.scaling.push(row);
+      basis = largest(basis, basisOf({ scale, records: n, ms: row.rowMs, floorB, syncPeakBytes: otherSync.peakRssBytes, upstreamRssBytes, serve: row.serve }));
     }
 
     if (args.quick) {
@@ -321,7 +369,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     } else {
       left('serve benchmark');
       log('serve benchmark: serve and nginx over the mirror just synced');
-      results.serve = await benchServe({ dir: mirror });
+      results.serve = await benchServe({ dir: mirror, cli: CLI, env, cwd: tmp });
     }
   } catch (error) {
     if (error instanceof OutOfTime) results.notes.push(`the time budget of ${args.maxMinutes} min ran out during "${error.message}"; the steps after it were skipped (raise --max-minutes)`);
@@ -354,7 +402,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
   let args: BenchArgs | undefined;
   try {
-    args = parseBenchArgs(process.argv.slice(2), process.cwd(), new Date());
+    args = parseBenchArgs(process.argv.slice(2), process.cwd(), new Date(), { profiles: upstreamHasProfiles() });
   } catch (error) {
     if (!(error instanceof UsageProblem)) throw error;
     process.stderr.write(`bench: ${error.message}\n`);

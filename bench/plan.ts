@@ -3,11 +3,11 @@
  * filtered view the lists reveal, planned exactly as `sync/pull.ts` plans them (default, empty
  * configured filters), each with the file it is published as. Pure.
  */
-import { filtersSchema } from '../config/schema.js';
-import { planViews } from '../index/views.js';
-import { filterFile, listFile, recordFile } from '../publish/paths.js';
-import { filterPath, listPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
-import type { RawRecord } from '../spec/schemas.js';
+import { filtersSchema } from '../src/config/schema.js';
+import { planViews } from '../src/index/views.js';
+import { filterFile, listFile, recordFile } from '../src/publish/paths.js';
+import { filterPath, listPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../src/spec/resources.js';
+import type { RawRecord } from '../src/spec/schemas.js';
 
 /** One GET and the file its body lands in. */
 export interface Fetch {

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../util/free-port.js';
-import { findSpecials, renderNginxConf } from './nginx.js';
+import { freePort } from './free-port.js';
+import { findSpecials, renderNginxConf } from '../../src/serve/nginx.js';
 
 export interface RunningNginx {
   url: string;

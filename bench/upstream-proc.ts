@@ -8,12 +8,16 @@
  * Prints `upstream listening on URL` and then one JSON line of record counts. Stops on SIGTERM,
  * SIGINT or the end of stdin. The token comes from INVENTORY_API_TOKEN.
  *
- *     node dist/bench/upstream-proc.js --scale N [--seed S]
+ *     node dist-bench/bench/upstream-proc.js --scale N [--seed S] [--profile realistic|exact]
+ *
+ * `--profile` is handed to the service only when given, so this runs on builds with and without
+ * data profiles (the bench refuses the flag on a build without them).
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { RESOURCE_NAMES } from '../spec/resources.js';
-import { startUpstream, type MutationReport } from '../upstream/index.js';
+import { RESOURCE_NAMES } from '../src/spec/resources.js';
+import { startUpstream, type MutationReport } from '../src/upstream/index.js';
+import { PROFILES, type Profile } from './args.js';
 
 /** Ids touched by a mutation, counted per kind over all resources. */
 function countReport(report: MutationReport): { added: number; removed: number; changed: number } {
@@ -22,10 +26,18 @@ function countReport(report: MutationReport): { added: number; removed: number; 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { scale: { type: 'string' }, seed: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ options: { scale: { type: 'string' }, seed: { type: 'string' }, profile: { type: 'string' } }, strict: true });
   const token = process.env.INVENTORY_API_TOKEN;
   if (!token) throw new Error('env INVENTORY_API_TOKEN is required');
-  const upstream = await startUpstream({ token, scale: Number(values.scale ?? '20000'), seed: Number(values.seed ?? '1') });
+  const profile = values.profile;
+  if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) throw new Error(`--profile: expected ${PROFILES.join(' or ')}, got ${JSON.stringify(profile)}`);
+  const upstream = await startUpstream({
+    token,
+    scale: Number(values.scale ?? '20000'),
+    seed: Number(values.seed ?? '1'),
+    // Spread, so this compiles whether or not UpstreamOptions has a profile yet.
+    ...(profile === undefined ? {} : { profile: profile as Profile }),
+  });
   process.stdout.write(`upstream listening on ${upstream.url}\n${JSON.stringify({ counts: upstream.counts() })}\n`);
 
   const lines = createInterface({ input: process.stdin });

@@ -2,7 +2,7 @@
  * Where a run's CPU time goes: reads a `.cpuprofile` (from `node --cpu-prof`) and prints the
  * top functions by self time, and self time per package or source folder.
  *
- *     node dist/bench/profile.js FILE.cpuprofile [--top N]
+ *     node dist-bench/bench/profile.js FILE.cpuprofile [--top N]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -3,13 +3,19 @@
  * or Ctrl-C of the bench ends it and everything it started (curl, xargs, the sync under
  * /usr/bin/time), by id; wall time, peak RSS and CPU time are measured from outside.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { USAGE_FILE_ENV, type Usage } from './usage-on-exit.js';
 
 const running = new Set<ChildProcess>();
 
 const TIME_BIN = '/usr/bin/time';
+/** Preloaded into a measured Node child when /usr/bin/time is not installed. */
+const USAGE_PRELOAD = new URL('./usage-on-exit.js', import.meta.url).href;
+let usageFiles = 0;
 
 /** How a finished child went. */
 export interface ChildResult {
@@ -29,10 +35,12 @@ export interface ChildOptions {
   cwd?: string;
   timeoutMs: number;
   /**
-   * Measure peak RSS and CPU time: through /usr/bin/time -v when present, else peak RSS alone by
-   * polling /proc VmHWM.
+   * Measure peak RSS and CPU time: through /usr/bin/time -v when present, else (for a Node child)
+   * from the child's own process.resourceUsage() at exit.
    */
   measure?: boolean;
+  /** The /usr/bin/time to use (default /usr/bin/time; false: as if not installed). */
+  timeBin?: string | false;
 }
 
 /** Ends a child and its process group; quiet when it is already gone. */
@@ -70,22 +78,50 @@ export function parseTimeReport(stderr: string): Pick<ChildResult, 'peakRssBytes
   };
 }
 
-function readHwm(pid: number): number | undefined {
+/** The resident set size of a running process now, and its peak so far (Linux), in bytes. */
+export function memoryOf(pid: number): { rssBytes?: number; peakRssBytes?: number } {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kB = (field: string): number | undefined => {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+      return match ? Number(match[1]) * 1024 : undefined;
+    };
+    return { rssBytes: kB('VmRSS'), peakRssBytes: kB('VmHWM') };
   } catch {
-    return undefined;
+    // No /proc (not Linux): ps knows the current RSS, not the peak.
+    try {
+      const kB = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+      return Number.isFinite(kB) && kB > 0 ? { rssBytes: kB * 1024 } : {};
+    } catch {
+      return {};
+    }
+  }
+}
+
+/** Peak RSS and CPU time as the preloaded usage-on-exit.js wrote them, then the file removed. */
+function readUsageFile(file: string): Pick<ChildResult, 'peakRssBytes' | 'cpuMs'> {
+  try {
+    const usage = JSON.parse(readFileSync(file, 'utf8')) as Usage;
+    return { peakRssBytes: usage.maxRssBytes, cpuMs: { user: usage.userMs, system: usage.systemMs } };
+  } catch {
+    return {};
+  } finally {
+    rmSync(file, { force: true });
   }
 }
 
 /** Runs a command to its end (or its timeout), timed by wall clock. */
 export function runChild(command: string, args: string[], options: ChildOptions): Promise<ChildResult> {
-  const useTime = options.measure === true && existsSync(TIME_BIN);
-  const [bin, argv] = useTime ? [TIME_BIN, ['-v', command, ...args]] : [command, args];
+  const timeBin = options.timeBin ?? TIME_BIN;
+  const useTime = options.measure === true && timeBin !== false && existsSync(timeBin);
+  const usageFile = options.measure === true && !useTime && command === process.execPath ? join(tmpdir(), `im-bench-usage-${process.pid}-${++usageFiles}.json`) : undefined;
+  let [bin, argv] = [command, args];
+  let env = options.env;
+  if (useTime) [bin, argv] = [timeBin, ['-v', command, ...args]];
+  else if (usageFile) [argv, env] = [['--import', USAGE_PRELOAD, ...args], { ...env, [USAGE_FILE_ENV]: usageFile }];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = startChild(bin, argv, options);
+    const child = startChild(bin, argv, { env, cwd: options.cwd });
     child.stdin?.end();
     let stdout = '';
     let stderr = '';
@@ -96,24 +132,15 @@ export function runChild(command: string, args: string[], options: ChildOptions)
       timedOut = true;
       stopChild(child, 'SIGKILL');
     }, options.timeoutMs);
-    let polledRss: number | undefined;
-    const poll =
-      options.measure && !useTime
-        ? setInterval(() => {
-            const hwm = child.pid === undefined ? undefined : readHwm(child.pid);
-            if (hwm !== undefined) polledRss = Math.max(polledRss ?? 0, hwm);
-          }, 50)
-        : undefined;
     child.once('error', (error) => {
       clearTimeout(timer);
-      clearInterval(poll);
+      if (usageFile) rmSync(usageFile, { force: true });
       reject(error);
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      clearInterval(poll);
       const wallMs = Math.round(performance.now() - started);
-      const measured = useTime ? parseTimeReport(stderr) : polledRss === undefined ? {} : { peakRssBytes: polledRss };
+      const measured = useTime ? parseTimeReport(stderr) : usageFile ? readUsageFile(usageFile) : {};
       resolve({ code, stdout, stderr, wallMs, timedOut, ...measured });
     });
   });

@@ -1,13 +1,14 @@
 /**
  * Requests per second of `serve` over a published folder, for a single record, the full servers
  * list and a substring query; and of nginx with the generated configuration when nginx is on
- * PATH (it answers no substring query, so that kind is measured on serve only).
+ * PATH (it answers no substring query, so that kind is measured on serve only). Each server runs
+ * in a process of its own, apart from the client.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { hasNginx, startNginx } from '../serve/nginx-process.js';
-import { startServe } from '../serve/index.js';
+import { hasNginx, startNginx } from './lib/nginx-process.js';
+import { startServeChild } from './serve-child.js';
 
 export type BenchKind = 'single' | 'list' | 'substring';
 
@@ -15,6 +16,11 @@ export type BenchKind = 'single' | 'list' | 'substring';
 export interface ServeBenchOptions {
   /** A published folder. */
   dir: string;
+  /** The product's built CLI, run as `node CLI serve`. */
+  cli: string;
+  /** The environment and working folder of the serve process. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
   /** Requests in flight at once (default 32). */
   concurrency?: number;
   /** Time per kind and server (default 3000 ms). */
@@ -73,12 +79,12 @@ export async function benchServe(options: ServeBenchOptions): Promise<ServeBench
   };
   const kinds = Object.keys(paths) as BenchKind[];
 
-  const serve = await startServe({ dir, quiet: true });
+  const serve = await startServeChild({ cli: options.cli, dir, env: options.env, cwd: options.cwd, timeoutMs: 120_000, probePath: paths.single });
   const serveRps = {} as Record<BenchKind, number>;
   try {
     for (const kind of kinds) serveRps[kind] = await measure(serve.url, paths[kind], concurrency, durationMs, maxRequests);
   } finally {
-    await serve.close();
+    await serve.stop();
   }
   if (options.nginx === false || !hasNginx()) return { serve: serveRps, paths };
 

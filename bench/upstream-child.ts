@@ -2,14 +2,23 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ResourceName } from '../spec/resources.js';
+import { upstreamCommand } from '../src/commands/upstream.js';
+import type { ResourceName } from '../src/spec/resources.js';
+import type { Profile } from './args.js';
 import { startChild, stopChild } from './children.js';
 
 const SCRIPT = fileURLToPath(new URL('./upstream-proc.js', import.meta.url));
 
+/** Whether this build's simulated service has data profiles (`upstream --profile`). */
+export function upstreamHasProfiles(): boolean {
+  return 'profile' in upstreamCommand.options;
+}
+
 /** A running simulated service in its own process. */
 export interface UpstreamChild {
   url: string;
+  /** Its process id, for reading its memory. */
+  pid: number;
   counts: Record<ResourceName, number>;
   /** Changes `share` of the records; resolves with what changed. */
   mutate(share: number, seed: number): Promise<{ added: number; removed: number; changed: number }>;
@@ -17,8 +26,17 @@ export interface UpstreamChild {
 }
 
 /** Starts the service at `scale`; rejects when it does not answer within `timeoutMs`. */
-export async function startUpstreamChild(options: { scale: number; seed: number; token: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<UpstreamChild> {
-  const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed)], {
+export async function startUpstreamChild(options: {
+  scale: number;
+  seed: number;
+  /** Handed on only when set. */
+  profile: Profile | undefined;
+  token: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+}): Promise<UpstreamChild> {
+  const profile = options.profile === undefined ? [] : ['--profile', options.profile];
+  const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed), ...profile], {
     env: { ...options.env, INVENTORY_API_TOKEN: options.token },
   });
   let stderr = '';
@@ -54,6 +72,7 @@ export async function startUpstreamChild(options: { scale: number; seed: number;
     const { counts } = JSON.parse(await nextLine(options.timeoutMs)) as { counts: Record<ResourceName, number> };
     return {
       url,
+      pid: child.pid!,
       counts,
       async mutate(share, seed) {
         child.stdin!.write(`mutate ${share} ${seed}\n`);

@@ -4,7 +4,7 @@
  * of a re-sync) or writes each raw body to its own new file (the floor of a first sync). Prints
  * one JSON line: elapsed ms, requests, bytes, files. The token comes from INVENTORY_API_TOKEN.
  *
- *     node dist/bench/floor.js --base-url URL --concurrency C [--write DIR]
+ *     node dist-bench/bench/floor.js --base-url URL --concurrency C [--write DIR]
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import { Pool } from 'undici';
-import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import type { RawRecord } from '../spec/schemas.js';
+import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
+import type { RawRecord } from '../src/spec/schemas.js';
 import { detailFetches, listFetches, type Fetch } from './plan.js';
 
 /** What one floor run measured. */

@@ -2,9 +2,11 @@
  * The bench's results as data (the JSON written for tracking) and as the table printed for a
  * person. Pure: the table is computed from the results alone.
  */
-import type { ResourceName } from '../spec/resources.js';
+import type { ResourceName } from '../src/spec/resources.js';
+import type { Profile } from './args.js';
 import type { Machine } from './machine.js';
 import type { BenchKind, ServeBenchResult } from './serve.js';
+import type { ServeScaleResult } from './serve-child.js';
 
 /** Best of several runs of one floor. */
 export interface FloorResult {
@@ -30,6 +32,7 @@ export interface SyncRun {
   removed: number;
   unchanged: number;
   peakRssMB: number | undefined;
+  peakRssBytes?: number | undefined;
   /**
    * CPU time (user, kernel) when /usr/bin/time could measure it. The user time is what the sync's
    * own work costs; the kernel time is mostly creating files, which swings with the machine.
@@ -40,23 +43,59 @@ export interface SyncRun {
 /** The best of several runs of the same sync (into empty folders, or a re-sync), with every run's wall time. */
 export type BestSyncRun = SyncRun & { runsMs: number[] };
 
+/** A sync or re-sync at one scale, per record. */
+export interface ScaleRun {
+  wallMs: number;
+  msPer1000Records: number;
+  peakRssMB: number | undefined;
+  /** Peak RSS over records: flat when memory grows no faster than the data. */
+  rssBytesPerRecord: number | undefined;
+  written: number;
+  cpuMs?: { user: number; system: number } | undefined;
+}
+
+/** One row of the scaling step: sync into an empty folder, no-change re-sync, serve on the result. */
 export interface ScalingRow {
   scale: number;
   records: number;
-  syncWallMs: number;
+  /** Each sync figure is the best of this many runs: the rounds at the bench's own scale, else one. */
+  runs: number;
   floorBMs: number;
-  syncOverFloorB: number;
-  msPer1000Records: number;
-  peakRssMB: number | undefined;
-  /** Peak RSS per record, in KB: flat when memory grows no faster than the data. */
-  rssKBPerRecord: number | undefined;
+  syncOverFloorB: number | undefined;
+  sync: ScaleRun;
+  resync: ScaleRun;
+  /** `_meta` files outside the manifest (last-sync.json, http-cache.json) after the re-sync. */
+  runMeta: { files: Record<string, number>; bytes: number; bytesPerRecord: number };
+  serve: ServeScaleResult;
+  /** The simulated service's RSS after its warm-up pass. */
+  upstreamRssMB: number | undefined;
+  /** The row's own wall time: service start to the end of serve (at the bench's own scale: its first round of the main steps, then serve). */
+  rowMs: number;
 }
+
+/** A scale the bench did not run, and why. */
+export interface SkippedScale {
+  scale: number;
+  skipped: string;
+}
+
+export type ScalingEntry = ScalingRow | SkippedScale;
 
 /** Everything one bench run measured; written as JSON and printed as a table. */
 export interface BenchResults {
   date: string;
   machine: Machine;
-  options: { scale: number; concurrency: number; quick: boolean; maxMinutes: number; seed: number };
+  options: {
+    scale: number;
+    concurrency: number;
+    quick: boolean;
+    maxMinutes: number;
+    seed: number;
+    /** The server counts asked of the scaling step. */
+    scaling: number[];
+    /** The simulated service's data profile; null: not given, the service's own default. */
+    profile: Profile | null;
+  };
   counts?: Record<ResourceName, number>;
   records?: number;
   floorA?: FloorResult;
@@ -67,7 +106,7 @@ export interface BenchResults {
   script?: { wallMs: number; files: number; caveats: string } | { skipped: string };
   ratios: { syncOverFloorB?: number; resyncOverFloorA?: number; scriptOverSync?: number };
   sweep: FloorResult[];
-  scaling: ScalingRow[];
+  scaling: ScalingEntry[];
   serve?: ServeBenchResult;
   notes: string[];
   failures: string[];
@@ -124,7 +163,9 @@ export function formatReport(results: BenchResults): string {
   );
   if (results.counts) {
     const sizes = Object.entries(results.counts).map(([resource, n]) => `${n} ${resource}`).join(', ');
-    out.push(`upstream: scale ${options.scale}, seed ${options.seed} (${results.records} records: ${sizes}), concurrency ${options.concurrency}`);
+    out.push(
+      `upstream: scale ${options.scale}, seed ${options.seed}, profile ${options.profile ?? 'not given (service default)'} (${results.records} records: ${sizes}), concurrency ${options.concurrency}`,
+    );
   }
   out.push('');
   const run = (label: string, sync: SyncRun | undefined, note: string): (string | number | undefined)[] => [
@@ -172,15 +213,7 @@ export function formatReport(results: BenchResults): string {
     out.push('', 'concurrency sweep, floor (a):');
     out.push(formatTable(['concurrency', 'best wall', 'req/s', 'runs'], results.sweep.map((f) => [f.concurrency, seconds(f.bestMs), f.requestsPerSecond, f.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')])));
   }
-  if (results.scaling.length > 0) {
-    out.push('', 'scaling, sync into an empty folder:');
-    out.push(
-      formatTable(
-        ['scale', 'records', 'sync wall', 'floor (b)', 'sync / floor (b)', 'ms / 1000 records', 'peak RSS', 'RSS KB / record'],
-        results.scaling.map((row) => [row.scale, row.records, seconds(row.syncWallMs), seconds(row.floorBMs), times(row.syncOverFloorB), row.msPer1000Records, mb(row.peakRssMB), row.rssKBPerRecord]),
-      ),
-    );
-  }
+  if (results.scaling.length > 0) out.push('', ...formatScaling(results.scaling, options.scale));
   if (results.serve) {
     const { serve, nginx, paths } = results.serve;
     out.push('', `serving the mirror, requests/s${nginx ? '' : ' (nginx not installed)'}:`);
@@ -190,4 +223,58 @@ export function formatReport(results: BenchResults): string {
   if (results.notes.length > 0) out.push('', ...results.notes.map((note) => `note: ${note}`));
   if (results.failures.length > 0) out.push('', ...results.failures.map((failure) => `FAIL: ${failure}`));
   return `${out.join('\n')}\n`;
+}
+
+const kb = (bytes: number | undefined): string | undefined => (bytes === undefined ? undefined : `${(bytes / 1024).toFixed(1)} KB`);
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+
+/** The scaling step as two tables: the syncs and their run metadata, then serve on each result. */
+export function formatScaling(entries: readonly ScalingEntry[], ownScale: number): string[] {
+  const rows = entries.filter((entry): entry is ScalingRow => !('skipped' in entry));
+  const out = [`scaling, sync into an empty folder and no-change re-sync (best of the rounds at ${ownScale} servers, else one run):`];
+  const syncRow = (entry: ScalingEntry): (string | number | undefined)[] => {
+    if ('skipped' in entry) return [entry.scale, undefined, 'skipped'];
+    const { sync, resync } = entry;
+    return [
+      entry.scale,
+      entry.records,
+      seconds(sync.wallMs),
+      sync.msPer1000Records,
+      mb(sync.peakRssMB),
+      kb(sync.rssBytesPerRecord),
+      times(entry.syncOverFloorB),
+      seconds(resync.wallMs),
+      resync.msPer1000Records,
+      mb(resync.peakRssMB),
+      kb(resync.rssBytesPerRecord),
+      entry.runMeta.bytesPerRecord,
+    ];
+  };
+  out.push(
+    formatTable(
+      ['servers', 'records', 'sync', 'ms / 1k rec', 'peak RSS', 'RSS / rec', 'sync / floor (b)', 're-sync', 'ms / 1k rec', 'peak RSS', 'RSS / rec', 'run meta B / rec'],
+      entries.map(syncRow),
+    ),
+  );
+  if (rows.length > 0) {
+    out.push('', 'scaling, serve on the synced folder (its own process; RSS after loading, and after the queries):');
+    out.push(
+      formatTable(
+        ['servers', 'records', 'ready', 'RSS loaded', 'RSS / rec', 'RSS after', 'search', 'matches', 'median', 'single req/s'],
+        rows.map(({ scale, records, serve }) => [
+          scale,
+          records,
+          seconds(serve.readyMs),
+          mb(serve.rssAfterLoadMB),
+          kb(serve.rssBytesPerRecord),
+          mb(serve.rssAfterBurstMB),
+          serve.substring.path.replace('/servers.json', ''),
+          serve.substring.matches,
+          ms(serve.substring.medianMs),
+          serve.single.requestsPerSecond,
+        ]),
+      ),
+    );
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { RESOURCE_NAMES } from '../spec/resources.js';
+import { RESOURCE_NAMES } from '../src/spec/resources.js';
 
 /** What the hand-written script leaves out, printed beside its time. */
 export const SCRIPT_CAVEATS = 'no filtered views, no validation, no atomic publish, no retries';
