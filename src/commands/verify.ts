@@ -2,7 +2,7 @@
 import { CONFIG_OPTION, DIR_OPTION, outputFolder, pathFlag, stringFlag, type Command } from '../cli/command.js';
 import { verifyArchive } from '../archive/verify.js';
 import { loadConfig } from '../config/load.js';
-import { UsageError, VerifyError } from '../errors.js';
+import { LockedError, UsageError, VerifyError } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { requireFolder } from '../publish/output.js';
@@ -42,7 +42,10 @@ export const verifyCommand: Command = {
       target = outputFolder(stringFlag(parsed, 'dir'), io, config);
       await requireFolder(target);
       // Finish an interrupted publish first, unless a sync is running right now.
-      const lock = await acquireLock(target, 'verify').catch(() => undefined);
+      const lock = await acquireLock(target, 'verify').catch((error: unknown) => {
+        if (error instanceof LockedError) return undefined;
+        throw error;
+      });
       if (lock) {
         try {
           const note = await recover(target);

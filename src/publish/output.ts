@@ -14,7 +14,17 @@ import { MANIFEST_FILE, WORK_DIR } from './paths.js';
 /** Entries a folder may hold and still count as empty: ours, and a repository's. */
 const NEUTRAL = new Set([WORK_DIR, '.git', '.gitkeep']);
 
-function unusable(error: unknown, fix: string): OutputError {
+/** What to do about an output folder the system refuses, by the reason it gives. */
+const FIXES: Record<string, string> = {
+  EACCES: 'run as a user who may write it, or pass another --out',
+  EPERM: 'run as a user who may write it, or pass another --out',
+  EROFS: 'pass a folder on a writable file system with --out',
+  ENOTDIR: 'pass another --out',
+  ENOENT: 'pass a folder that can be made with --out',
+};
+
+function unusable(error: unknown): OutputError {
+  const fix = FIXES[(error as NodeJS.ErrnoException).code ?? ''] ?? 'make the folder yourself, or pass another --out';
   return new OutputError(`cannot use the output folder: ${describeFsError(error) ?? String(error)}; ${fix}`, { cause: error });
 }
 
@@ -22,7 +32,7 @@ function unusable(error: unknown, fix: string): OutputError {
 export async function prepareOutput(out: string): Promise<string | undefined> {
   const info = await lstat(out).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
-    throw unusable(error, 'fix its permissions or pass another --out');
+    throw unusable(error);
   });
   if (info && !info.isDirectory() && !(info.isSymbolicLink() && (await stat(out).catch(() => undefined))?.isDirectory())) {
     throw new OutputError(`the output folder ${out} is ${info.isSymbolicLink() ? 'a link to something that is not a folder' : 'a file'}; pass a folder with --out (it is made when it does not exist)`);
@@ -33,7 +43,7 @@ export async function prepareOutput(out: string): Promise<string | undefined> {
     for (let dir = out; ; dir = dirname(dir)) {
       const parent = await stat(dir).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
-        throw unusable(error, 'fix its permissions or pass another --out');
+        throw unusable(error);
       });
       if (parent) {
         if (!parent.isDirectory()) throw new OutputError(`cannot make the output folder ${out}: ${dir} is a file; pass another --out`);
@@ -47,7 +57,7 @@ export async function prepareOutput(out: string): Promise<string | undefined> {
         await mkdir(dir);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-        throw unusable(error, `make the folder yourself, or pass another --out`);
+        throw unusable(error);
       }
       created ??= dir;
     }
@@ -55,7 +65,7 @@ export async function prepareOutput(out: string): Promise<string | undefined> {
   try {
     await access(out, constants.W_OK | constants.X_OK);
   } catch (error) {
-    throw unusable(error, 'run as a user who may write it, or pass another --out');
+    throw unusable(error);
   }
   return created;
 }
