@@ -1,6 +1,6 @@
 /** Renderings of a change set: the one-line summary, the readable report, the JSON object. Pure. */
 import { RESOURCE_NAMES } from '../spec/resources.js';
-import { countChanges, type ChangeSet, type FieldChange } from './engine.js';
+import { countChanges, type ChangeSet, type FieldChange, type ResourceChanges } from './engine.js';
 
 const MAX_VALUE_CHARS = 80;
 
@@ -27,6 +27,12 @@ export function formatFieldChange(change: FieldChange): string {
   return `${change.path}: ${shortValue(change.old)} → ${shortValue(change.new)}`;
 }
 
+/** A record as people read it in a change set: `17 (par-web-17)`, or the id alone when it has no name. */
+export function named(changes: ResourceChanges, id: string): string {
+  const name = Object.hasOwn(changes.names, id) ? changes.names[id] : undefined;
+  return name === undefined || name === id ? id : `${id} (${shortValue(name, 60).replace(/^"|"$/g, '')})`;
+}
+
 /** The readable report of `diff`: counts first, then records, then their fields. */
 export function formatReport(changes: ChangeSet, oldDir: string, newDir: string): string {
   const counts = countChanges(changes);
@@ -40,10 +46,10 @@ export function formatReport(changes: ChangeSet, oldDir: string, newDir: string)
     const c = changes[r];
     if (c.added.length + c.removed.length + c.changed.length === 0) continue;
     lines.push('', `${r}:`);
-    for (const id of c.added) lines.push(`  + ${id}`);
-    for (const id of c.removed) lines.push(`  - ${id}`);
+    for (const id of c.added) lines.push(`  + ${named(c, id)}`);
+    for (const id of c.removed) lines.push(`  - ${named(c, id)}`);
     for (const id of c.changed) {
-      lines.push(`  ~ ${id}`);
+      lines.push(`  ~ ${named(c, id)}`);
       for (const field of c.fields[id] ?? []) lines.push(`      ${formatFieldChange(field)}`);
     }
   }
@@ -52,7 +58,7 @@ export function formatReport(changes: ChangeSet, oldDir: string, newDir: string)
 
 /** The contract's JSON object: per resource `added`, `removed`, `changed`, plus `fields` details. */
 export function changeSetJson(changes: ChangeSet): Record<string, unknown> {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added, removed: changes[r].removed, changed: changes[r].changed, fields: changes[r].fields }]));
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added, removed: changes[r].removed, changed: changes[r].changed, fields: changes[r].fields, names: changes[r].names }]));
 }
 
 /** The `changes:` line a sync prints about the snapshot it replaced. */

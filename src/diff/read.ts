@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NotSnapshotError } from '../errors.js';
-import { readManifest } from '../publish/manifest.js';
+import { RevisionReader } from '../git/revision.js';
+import { parseManifest, readManifest } from '../publish/manifest.js';
 import type { FileTable } from '../publish/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { forEachConcurrent } from '../util/concurrent.js';
@@ -62,4 +63,26 @@ async function snapshotTable(dir: string): Promise<FileTable> {
 export async function diffFolders(oldDir: string, newDir: string): Promise<ChangeSet> {
   const [before, after] = await Promise.all([snapshotTable(oldDir), snapshotTable(newDir)]);
   return changeSetOf(classifyTables(before, after), folderReader(oldDir), folderReader(newDir));
+}
+
+/**
+ * What changed in the folder `dir`, kept in git, from revision `oldRev` to `newRev` (or to the
+ * folder as it is now, without `newRev`). Only the files the manifests say differ are read.
+ */
+export async function diffRevisions(dir: string, oldRev: string, newRev: string | undefined): Promise<ChangeSet> {
+  const before = await RevisionReader.open(dir, oldRev);
+  const after = newRev === undefined ? undefined : await RevisionReader.open(dir, newRev);
+  try {
+    const parse = (bytes: Buffer, where: string): FileTable => {
+      const read = parseManifest(bytes);
+      if (!read) throw new NotSnapshotError(`the manifest of ${where} is not one of inventory-mirror's`);
+      return read.table;
+    };
+    const oldTable = parse(await before.manifestBytes(), `${dir} at ${oldRev}`);
+    const newTable = after ? parse(await after.manifestBytes(), `${dir} at ${newRev}`) : await snapshotTable(dir);
+    return await changeSetOf(classifyTables(oldTable, newTable), (path) => before.read(path), after ? (path) => after.read(path) : folderReader(dir));
+  } finally {
+    before.close();
+    after?.close();
+  }
 }

@@ -18,7 +18,7 @@ interface GitOutput {
 }
 
 /** Runs git; resolves with the exit code instead of rejecting, so callers decide what is an error. */
-function git(cwd: string, args: string[]): Promise<GitOutput> {
+export function git(cwd: string, args: string[]): Promise<GitOutput> {
   return new Promise((resolvePromise, reject) => {
     // git and its hooks get our environment without our secrets (a hook may be anyone's script).
     execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...childEnv(), GIT_TERMINAL_PROMPT: '0' } }, (error, stdout, stderr) => {

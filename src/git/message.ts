@@ -1,5 +1,5 @@
 /** The commit message of a snapshot: counts in the subject, one line per record in the body. Pure. */
-import { formatChangeLine } from '../diff/format.js';
+import { formatChangeLine, named } from '../diff/format.js';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
 
@@ -17,12 +17,12 @@ export function commitMessage(changes: ChangeSet, options: { prefix: string; ini
   const body: string[] = [];
   for (const r of RESOURCE_NAMES) {
     const c = changes[r];
-    for (const id of c.added) body.push(`+ ${r} ${id}`);
-    for (const id of c.removed) body.push(`- ${r} ${id}`);
+    for (const id of c.added) body.push(`+ ${r} ${named(c, id)}`);
+    for (const id of c.removed) body.push(`- ${r} ${named(c, id)}`);
     for (const id of c.changed) {
       const paths = [...new Set((c.fields[id] ?? []).map((f) => f.path))];
       const shown = paths.slice(0, MAX_FIELDS_SHOWN).join(', ') + (paths.length > MAX_FIELDS_SHOWN ? `, … ${paths.length - MAX_FIELDS_SHOWN} more` : '');
-      body.push(`~ ${r} ${id}${shown ? `: ${shown}` : ''}`);
+      body.push(`~ ${r} ${named(c, id)}${shown ? `: ${shown}` : ''}`);
     }
   }
   if (body.length === 0) return `${subject}\n`;

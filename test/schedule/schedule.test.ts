@@ -78,6 +78,9 @@ describe('schedule (built CLI)', () => {
     const lines = w.out().trim().split('\n');
     for (const line of lines) expect(['ok', 'unchanged', 'failed']).toContain((JSON.parse(line) as { status: string }).status);
     expect(w.err()).toContain('SIGTERM: stopping');
+    // Each note on stderr carries its time, and says when the next run is due.
+    expect(w.err()).toMatch(/^\d{4}-\d\d-\d\dT\S+Z schedule: running now; then next run at \d{4}-/m);
+    expect(w.err()).toMatch(/schedule: next run at \d{4}-\d\d-\d\dT/);
     expect(w.out() + w.err()).not.toContain(TOKEN);
     const verify = await runCli(['verify', '--dir', out]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
