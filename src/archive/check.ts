@@ -14,7 +14,7 @@ export function compareArchive(contents: ArchiveContents): ArchiveReport {
   const manifest = contents.manifest ? parseManifest(contents.manifest)?.table : undefined;
   const present = [...contents.files.keys()].filter((p) => p !== MANIFEST_FILE && p !== SIGNATURE_FILE);
   if (!manifest) return { files: 0, missing: [], altered: [], extra: present.sort(), noManifest: true };
-  const listed = manifest.paths();
+  const listed = [...manifest.paths()];
   const altered = listed.filter((path) => {
     const seen = contents.files.get(path);
     return seen !== undefined && !manifest.matches(path, seen.sha256, seen.size);

@@ -47,9 +47,9 @@ export function recordFileResource(path: string): ResourceName | undefined {
 /** Classifies record files by hash between two snapshots' tables (the new one complete). */
 export function classifyTables(before: FileTable | undefined, after: FileTable): PathChanges {
   const out = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [] }])) as unknown as PathChanges;
-  const paths = after.paths();
-  for (let i = 0; i < paths.length; i++) {
-    const path = paths[i]!;
+  let i = -1;
+  for (const path of after.paths()) {
+    i++;
     const resource = recordFileResource(path);
     if (!resource) continue;
     const j = before?.indexOf(path);

@@ -5,6 +5,7 @@
  * parsed whole would take four times that in objects.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createHash, hash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -64,9 +65,14 @@ export interface ManifestRead {
 
 /** Reads manifest text piece by piece into a table; throws a ScanError on anything but our format. */
 class ManifestReader {
-  readonly table = new FileTable();
+  readonly table: FileTable;
   readonly #scanner = new EnvelopeScanner('files', 'object');
   readonly #hash = createHash('sha256');
+
+  /** `bytes`: the manifest's size, to size the table (about 120 bytes an entry). */
+  constructor(bytes = 0) {
+    this.table = new FileTable(Math.ceil(bytes / 120));
+  }
 
   push(chunk: Buffer): void {
     this.#hash.update(chunk);
@@ -95,7 +101,7 @@ class ManifestReader {
 
 /** Parses manifest bytes; undefined when they are not a manifest of ours. */
 export function parseManifest(bytes: Buffer): ManifestRead | undefined {
-  const reader = new ManifestReader();
+  const reader = new ManifestReader(bytes.length);
   try {
     reader.push(bytes);
     return reader.end();
@@ -107,8 +113,8 @@ export function parseManifest(bytes: Buffer): ManifestRead | undefined {
 
 /** Reads `dir`'s manifest as it streams from disk; undefined when there is none or it is not ours. */
 export async function readManifest(dir: string): Promise<ManifestRead | undefined> {
-  const reader = new ManifestReader();
   try {
+    const reader = new ManifestReader((await stat(join(dir, MANIFEST_FILE))).size);
     for await (const chunk of createReadStream(join(dir, MANIFEST_FILE), { highWaterMark: 1024 * 1024 })) reader.push(chunk as Buffer);
     return reader.end();
   } catch (error) {

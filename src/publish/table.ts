@@ -1,11 +1,18 @@
 /**
  * A compact table of a snapshot's files: path → sha256 and size, plus the HTTP validators of the
- * response behind each file. A snapshot of 200 000 servers lists 360 000 files; as one object per
- * file with a hex digest string it cost about 180 bytes each, here the digest is 32 raw bytes in
- * a shared buffer and the rest sits in flat arrays.
+ * response behind each file. A snapshot of 200 000 servers lists 360 000 files: as one object per
+ * file with hex strings it cost about 200 bytes each, and a re-sync holds two such tables. Here
+ * paths sit joined in a few long strings, found through an open-addressing index of their 53-bit
+ * hashes; digests, sizes and the usual forms of validators are raw bytes in shared buffers.
  */
+import { hash53, StringList } from '../util/string-set.js';
 
 const HASH_BYTES = 32;
+/** A list item's digest (see sync/plan.ts itemDigest): 16 base64url characters, 12 bytes. */
+const ITEM_BYTES = 12;
+/** An ETag as its 16 bytes when it is a quoted 32-digit hex string, weak or strong (Rails, nginx-ish). */
+const ETAG_BYTES = 16;
+const HEX32_ETAG = /^(W\/)?"([0-9a-f]{32})"$/;
 
 /** What the next sync sends to ask "changed since?", and the list item the file was checked with. */
 export interface Validators {
@@ -15,32 +22,61 @@ export interface Validators {
   item?: string | undefined;
 }
 
+const enum Etag {
+  None = 0,
+  Weak = 1,
+  Strong = 2,
+  /** Kept as a string in `#otherEtags`. */
+  Other = 3,
+}
+
+/** A growable byte column. */
+function grow(buffer: Buffer, size: number): Buffer {
+  if (buffer.length >= size) return buffer;
+  const grown = Buffer.alloc(Math.max(size, buffer.length * 2));
+  buffer.copy(grown);
+  return grown;
+}
+
 export class FileTable {
-  readonly #index = new Map<string, number>();
-  readonly #paths: string[] = [];
-  #hashes = Buffer.alloc(HASH_BYTES * 1024);
-  readonly #sizes: number[] = [];
-  readonly #etags: (string | undefined)[] = [];
-  readonly #modified: (string | undefined)[] = [];
-  readonly #items: (string | undefined)[] = [];
+  readonly #paths = new StringList();
+  /** Open addressing on the paths' hashes: slot → index + 1 (0: empty), and the hash's low 32 bits. */
+  #slots: Int32Array;
+  #slotHashes: Uint32Array;
+  #hashes: Buffer;
+  /** Sizes in bytes (a snapshot file never reaches 4 GiB: sync.maxBodyBytes is 256 MiB). */
+  #sizes: Uint32Array;
+  #etagKind: Buffer;
+  #etags: Buffer;
+  readonly #otherEtags = new Map<number, string>();
+  readonly #modified = new Map<number, string>();
+  #items: Buffer;
+  #hasItem: Buffer;
+  #count = 0;
+
+  /** `expected`: about how many files the table will hold (it grows beyond as needed). */
+  constructor(expected = 1024) {
+    const capacity = Math.max(16, expected);
+    let slots = 16;
+    while (slots < capacity * 2) slots *= 2;
+    this.#slots = new Int32Array(slots);
+    this.#slotHashes = new Uint32Array(slots);
+    this.#hashes = Buffer.alloc(capacity * HASH_BYTES);
+    this.#sizes = new Uint32Array(capacity);
+    this.#etagKind = Buffer.alloc(capacity);
+    this.#etags = Buffer.alloc(capacity * ETAG_BYTES);
+    this.#items = Buffer.alloc(capacity * ITEM_BYTES);
+    this.#hasItem = Buffer.alloc(capacity);
+  }
 
   get size(): number {
-    return this.#paths.length;
+    return this.#count;
   }
 
   /** Adds or replaces a file; returns its index. `sha256` is hex or 32 raw bytes. */
   set(path: string, sha256: string | Buffer, size: number, validators?: Validators): number {
-    let i = this.#index.get(path);
-    if (i === undefined) {
-      i = this.#paths.length;
-      this.#index.set(path, i);
-      this.#paths.push(path);
-      if (this.#hashes.length < (i + 1) * HASH_BYTES) {
-        const grown = Buffer.alloc(this.#hashes.length * 2);
-        this.#hashes.copy(grown);
-        this.#hashes = grown;
-      }
-    }
+    let i = this.indexOf(path);
+    if (i === undefined) i = this.#add(path);
     if (typeof sha256 === 'string') this.#hashes.write(sha256, i * HASH_BYTES, HASH_BYTES, 'hex');
     else sha256.copy(this.#hashes, i * HASH_BYTES, 0, HASH_BYTES);
     this.#sizes[i] = size;
@@ -48,27 +84,46 @@ export class FileTable {
     return i;
   }
 
-  /** Copies entry `i` of `other` (an earlier snapshot's table) under the same path string. */
+  /** Copies entry `i` of `other` (an earlier snapshot's table). */
   copyFrom(other: FileTable, i: number): number {
     return this.set(other.path(i), other.#hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES), other.#sizes[i]!, other.validators(i));
   }
 
   setValidators(i: number, validators: Validators | undefined): void {
-    this.#etags[i] = validators?.etag;
-    this.#modified[i] = validators?.lastModified;
-    this.#items[i] = validators?.item;
+    this.#otherEtags.delete(i);
+    this.#modified.delete(i);
+    const etag = validators?.etag;
+    const hex = etag === undefined ? undefined : HEX32_ETAG.exec(etag);
+    if (etag === undefined) this.#etagKind[i] = Etag.None;
+    else if (hex) {
+      this.#etagKind[i] = hex[1] ? Etag.Weak : Etag.Strong;
+      this.#etags.write(hex[2]!, i * ETAG_BYTES, ETAG_BYTES, 'hex');
+    } else {
+      this.#etagKind[i] = Etag.Other;
+      this.#otherEtags.set(i, etag);
+    }
+    if (validators?.lastModified !== undefined) this.#modified.set(i, validators.lastModified);
+    const item = validators?.item;
+    this.#hasItem[i] = item !== undefined && item.length === 16 && this.#items.write(item, i * ITEM_BYTES, ITEM_BYTES, 'base64url') === ITEM_BYTES ? 1 : 0;
   }
 
   indexOf(path: string): number | undefined {
-    return this.#index.get(path);
+    const mask = this.#slots.length - 1;
+    const h = hash53(path);
+    const low = h >>> 0;
+    for (let slot = h % (mask + 1); ; slot = (slot + 1) & mask) {
+      const entry = this.#slots[slot]!;
+      if (entry === 0) return undefined;
+      if (this.#slotHashes[slot] === low && this.#paths.at(entry - 1) === path) return entry - 1;
+    }
   }
 
   has(path: string): boolean {
-    return this.#index.has(path);
+    return this.indexOf(path) !== undefined;
   }
 
   path(i: number): string {
-    return this.#paths[i]!;
+    return this.#paths.at(i);
   }
 
   sha256(i: number): string {
@@ -80,9 +135,12 @@ export class FileTable {
   }
 
   validators(i: number): Validators | undefined {
-    const etag = this.#etags[i];
-    const lastModified = this.#modified[i];
-    const item = this.#items[i];
+    const kind = this.#etagKind[i]!;
+    let etag: string | undefined;
+    if (kind === Etag.Weak || kind === Etag.Strong) etag = `${kind === Etag.Weak ? 'W/' : ''}"${this.#etags.toString('hex', i * ETAG_BYTES, (i + 1) * ETAG_BYTES)}"`;
+    else if (kind === Etag.Other) etag = this.#otherEtags.get(i);
+    const lastModified = this.#modified.get(i);
+    const item = this.#hasItem[i] ? this.#items.toString('base64url', i * ITEM_BYTES, (i + 1) * ITEM_BYTES) : undefined;
     if (etag === undefined && lastModified === undefined && item === undefined) return undefined;
     return { etag, lastModified, item };
   }
@@ -94,19 +152,62 @@ export class FileTable {
 
   /** Whether the file at `path` has this digest (hex) and size. */
   matches(path: string, sha256: string, size: number): boolean {
-    const i = this.#index.get(path);
+    const i = this.indexOf(path);
     return i !== undefined && this.#sizes[i] === size && this.sha256(i) === sha256;
   }
 
   /** Every path, in insertion order. */
-  paths(): readonly string[] {
+  paths(): Iterable<string> {
     return this.#paths;
   }
 
   /** Indexes in code-unit order of their paths: the manifest's order. */
   sortedIndexes(): number[] {
-    const order = this.#paths.map((_, i) => i);
-    const paths = this.#paths;
+    const order = Array.from({ length: this.#count }, (_, i) => i);
+    // A table read from a manifest is in this order already: no need to sort (or to build 360 000 strings).
+    let sorted = true;
+    let previous = '';
+    for (let i = 0; i < this.#count && sorted; i++) {
+      const path = this.#paths.at(i);
+      if (i > 0 && !(previous < path)) sorted = false;
+      previous = path;
+    }
+    if (sorted) return order;
+    const paths = Array.from(this.#paths);
     return order.sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+  }
+
+  #add(path: string): number {
+    const i = this.#count++;
+    this.#paths.push(path);
+    if (this.#sizes.length < this.#count) {
+      const sizes = new Uint32Array(this.#sizes.length * 2);
+      sizes.set(this.#sizes);
+      this.#sizes = sizes;
+    }
+    this.#hashes = grow(this.#hashes, this.#count * HASH_BYTES);
+    this.#etagKind = grow(this.#etagKind, this.#count);
+    this.#etags = grow(this.#etags, this.#count * ETAG_BYTES);
+    this.#items = grow(this.#items, this.#count * ITEM_BYTES);
+    this.#hasItem = grow(this.#hasItem, this.#count);
+    if (this.#count * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
+    this.#place(hash53(path), i);
+    return i;
+  }
+
+  #place(h: number, i: number): void {
+    const mask = this.#slots.length - 1;
+    let slot = h % (mask + 1);
+    while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = i + 1;
+    this.#slotHashes[slot] = h >>> 0;
+  }
+
+  #rehash(size: number): void {
+    const oldSlots = this.#slots;
+    this.#slots = new Int32Array(size);
+    this.#slotHashes = new Uint32Array(size);
+    // The full hash is not kept per slot; it comes again from the path.
+    for (let slot = 0; slot < oldSlots.length; slot++) if (oldSlots[slot] !== 0) this.#place(hash53(this.#paths.at(oldSlots[slot]! - 1)), oldSlots[slot]! - 1);
   }
 }

@@ -18,6 +18,7 @@ import { manifestChunks, sha256 } from './manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 import { FileTable, type Validators } from './table.js';
 import { safeFolder } from './safe-folder.js';
+import { HashSet } from '../util/string-set.js';
 
 export interface PublishResult {
   written: string[];
@@ -68,11 +69,11 @@ function sizeMatches(path: string, size: number): boolean {
   }
 }
 
-/** The files present in the folders that hold `paths` (one listing per folder, no stat per file). */
-function filesInFolders(dir: string, paths: Iterable<string>): Set<string> {
+/** The files present in the folders that hold `paths` (one listing per folder, no stat per file), as a compact set. */
+function filesInFolders(dir: string, paths: Iterable<string>): HashSet {
   const folders = new Set<string>();
   for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
-  const listed = new Set<string>();
+  const listed = HashSet.builder();
   for (const folder of folders) {
     let entries: Dirent[];
     try {
@@ -83,7 +84,7 @@ function filesInFolders(dir: string, paths: Iterable<string>): Set<string> {
     const prefix = folder ? `${folder}/` : '';
     for (const entry of entries) if (entry.isFile()) listed.add(prefix + entry.name);
   }
-  return listed;
+  return listed.build();
 }
 
 export interface OpenOptions {
@@ -110,19 +111,20 @@ export class SnapshotWriter {
   readonly #previous: FileTable | undefined;
   /** The folder held nothing before (no manifest, no files): nothing to compare with. */
   readonly #fresh: boolean;
-  readonly #entries = new FileTable();
+  readonly #entries: FileTable;
   readonly #staged = new Set<string>();
   /** Published files found altered when read: rewritten whatever the manifest says. */
   readonly #damaged = new Set<string>();
   readonly #madeDirs = new Set<string>();
   /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
-  readonly #listed: Set<string> | undefined;
+  readonly #listed: HashSet | undefined;
   readonly #tree: string;
 
-  private constructor(dir: string, previous: FileTable | undefined, fresh: boolean, listed: Set<string> | undefined) {
+  private constructor(dir: string, previous: FileTable | undefined, fresh: boolean, listed: HashSet | undefined) {
     this.#dir = dir;
     this.#tree = join(stagingDir(dir), TREE);
     this.#previous = previous;
+    this.#entries = new FileTable(previous?.size);
     this.#fresh = fresh;
     this.#listed = listed;
   }
@@ -275,7 +277,7 @@ export class SnapshotWriter {
 
   /** The staged paths and the removals a commit would make, without making them (a dry run). */
   pending(): { written: string[]; removed: string[] } {
-    const removed = this.#previous ? this.#previous.paths().filter((path) => !this.#entries.has(path)) : [];
+    const removed = this.#previous ? [...this.#previous.paths()].filter((path) => !this.#entries.has(path)) : [];
     return { written: [...this.#staged].sort(), removed: [...removed].sort() };
   }
 

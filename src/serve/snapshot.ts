@@ -133,7 +133,7 @@ export async function loadSnapshot(dir: string, previous?: Snapshot): Promise<{ 
   const limit = pLimit(READ_CONCURRENCY);
   const problems: string[] = [];
   await Promise.all(
-    manifest.paths().map((path, i) => ({ path, hash: manifest.sha256(i), size: manifest.fileSize(i) })).map(({ path, hash, size }) =>
+    [...manifest.paths()].map((path, i) => ({ path, hash: manifest.sha256(i), size: manifest.fileSize(i) })).map(({ path, hash, size }) =>
       limit(async () => {
         const reuse = known.get(`"${hash}"`);
         if (reuse) {

@@ -157,10 +157,13 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     const listContext = { client, writer, redact: config.redact, maxRecords: settings.maxRecords };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
-    const serverIds = new Set(lists.servers.ids);
-    for (const [id, serverId] of lists.appservers.refs) for (const finding of appserverServerFindings({ id, server_id: serverId }, serverIds)) report(finding);
-    for (const [id, names] of lists.databases.refs) for (const finding of databaseNameFindings({ id, server_names: names }, lists.servers.names)) report(finding);
-    const views = planViews({ osIds: lists.operating_systems.ids, fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
+    for (let n = 0; n < lists.appservers.ids.length; n++) {
+      for (const finding of appserverServerFindings({ id: lists.appservers.ids.at(n), server_id: JSON.parse(lists.appservers.refs.at(n)) }, lists.servers.members)) report(finding);
+    }
+    for (let n = 0; n < lists.databases.ids.length; n++) {
+      for (const finding of databaseNameFindings({ id: lists.databases.ids.at(n), server_names: JSON.parse(lists.databases.refs.at(n)) }, lists.servers.names)) report(finding);
+    }
+    const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
     progress.planned(RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0));
     const carry = previous?.cached === true && previous.quality !== undefined;
     const pulled = await pullRecords(views, { client, writer, redact: config.redact, lists, carry, width: settings.concurrency * 2, report });
@@ -169,7 +172,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
 
     // What was kept unread keeps the findings it had.
     if (carry) {
-      replayFindings(previous.quality!, report, (resource, id) => lists[resource].index.has(id) && !pulled.reread[resource].has(id));
+      replayFindings(previous.quality!, report, (resource, id) => lists[resource].members.has(id) && !pulled.reread[resource].has(id));
       for (const group of previous.quality!.findings) {
         if (group.code !== 'not_in_list' || !pulled.keptViews.has(`${group.resource}\u0000${group.field}`)) continue;
         for (const id of group.ids) report({ resource: group.resource, id, field: group.field, code: 'not_in_list' });

@@ -18,22 +18,26 @@ import type { RawRecord } from '../spec/schemas.js';
 import { decodingFindings } from '../validate/decode.js';
 import type { Finding } from '../validate/findings.js';
 import { checkRecord } from '../validate/structure.js';
+import { HashSet, StringList } from '../util/string-set.js';
 
-/** What the later steps know of a list: its ids and the fields the views and cross-checks use. */
+/**
+ * What the later steps know of a list: its ids and the fields the views and cross-checks use,
+ * held compactly (a list of 200 000 servers as strings and maps cost ~60 MB; this a few).
+ */
 export interface ListSummary {
   resource: ResourceName;
   /** Ids in list order. */
-  ids: string[];
-  /** Id → position in the list. */
-  index: Map<string, number>;
+  ids: StringList;
+  /** Which ids the list holds. */
+  members: HashSet;
   /** Whether the published list changes (so checks against it must be made again). */
   changed: boolean;
   /** Server names (servers), for database server_names. */
-  names: Set<string>;
+  names: HashSet;
   /** Distinct values of `type` (databases), for the by_type views. */
   types: Set<string>;
-  /** Record id → the value its cross-check looks at (appservers: server_id; databases: server_names). */
-  refs: Map<string, unknown>;
+  /** Per position, JSON of the value its cross-check looks at (appservers: server_id; databases: server_names). */
+  refs: StringList;
   /** Findings about the list's items as sent (decoding), when the body was fetched. */
   findings: Finding[];
 }
@@ -45,34 +49,60 @@ export interface ListContext {
   maxRecords: number;
 }
 
-function emptySummary(resource: ResourceName): ListSummary {
-  return { resource, ids: [], index: new Map(), changed: true, names: new Set(), types: new Set(), refs: new Map(), findings: [] };
-}
+/** Builds a ListSummary item by item. */
+class Summarizer {
+  readonly ids = new StringList();
+  readonly #members = HashSet.builder();
+  readonly #names = HashSet.builder();
+  readonly types = new Set<string>();
+  readonly refs = new StringList();
+  readonly findings: Finding[] = [];
 
-/** Reads one item into the summary; returns it (checked: an object with a unique, usable id). `where` names the list. */
-function takeItem(summary: ListSummary, element: ScannedElement, where: string, maxRecords: number): RawRecord {
-  const item: unknown = JSON.parse(element.bytes.toString('utf8'));
-  const n = summary.ids.length;
-  const key = summary.resource;
-  checkRecord(item, `${where}: ${key}[${n}]`);
-  const first = summary.index.get(item.id);
-  if (first !== undefined) throw new ValidationError(`${where}: duplicate id ${JSON.stringify(item.id)} at ${key}[${first}] and ${key}[${n}]`);
-  if (n >= maxRecords) throw new ValidationError(`${where} lists more than ${maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
-  summary.ids.push(item.id);
-  summary.index.set(item.id, n);
-  if (summary.resource === 'servers' && typeof item.name === 'string') summary.names.add(item.name);
-  if (summary.resource === 'databases') {
-    if (typeof item.type === 'string' && item.type.length > 0) summary.types.add(item.type);
-    summary.refs.set(item.id, item.server_names);
+  constructor(
+    readonly resource: ResourceName,
+    /** Names the list in messages (`GET /servers.json`). */
+    readonly where: string,
+    readonly maxRecords: number,
+  ) {}
+
+  /** Reads one item; returns it (checked: an object with a usable id). */
+  take(element: ScannedElement): RawRecord {
+    const item: unknown = JSON.parse(element.bytes.toString('utf8'));
+    const n = this.ids.length;
+    checkRecord(item, `${this.where}: ${this.resource}[${n}]`);
+    if (n >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
+    this.ids.push(item.id);
+    this.#members.add(item.id);
+    if (this.resource === 'servers' && typeof item.name === 'string') this.#names.add(item.name);
+    if (this.resource === 'databases') {
+      if (typeof item.type === 'string' && item.type.length > 0) this.types.add(item.type);
+      this.refs.push(JSON.stringify(item.server_names ?? null));
+    }
+    if (this.resource === 'appservers') this.refs.push(JSON.stringify(item.server_id ?? null));
+    return item;
   }
-  if (summary.resource === 'appservers') summary.refs.set(item.id, item.server_id);
-  return item;
+
+  /** The summary; a ValidationError naming both places when an id is listed twice. */
+  finish(changed: boolean): ListSummary {
+    const members = this.#members.build();
+    if (members.hasRepeats()) {
+      // Equal hashes: a repeated id, or (rarely) two ids that hash alike. Only the first fails.
+      const first = new Map<string, number>();
+      for (let n = 0; n < this.ids.length; n++) {
+        const id = this.ids.at(n);
+        const earlier = first.get(id);
+        if (earlier !== undefined) throw new ValidationError(`${this.where}: duplicate id ${JSON.stringify(id)} at ${this.resource}[${earlier}] and ${this.resource}[${n}]`);
+        first.set(id, n);
+      }
+    }
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings };
+  }
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */
-async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: ListSummary; staged: StagedStream }> {
+async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: Summarizer; staged: StagedStream }> {
   const where = `GET ${listPath(resource)}`;
-  const summary = emptySummary(resource);
+  const summary = new Summarizer(resource, where, ctx.maxRecords);
   const staged = await stageEnvelope({
     writer: ctx.writer,
     file: listFile(resource),
@@ -80,7 +110,7 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
     where,
     body,
     onItem: (element) => {
-      const item = takeItem(summary, element, where, ctx.maxRecords);
+      const item = summary.take(element);
       summary.findings.push(...decodingFindings(resource, item.id, element.bytes, item, element.keys));
       return { value: redactRecord(resource, item, ctx.redact) };
     },
@@ -89,11 +119,10 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
 }
 
 /** Reads a published list file (kept on a 304) into a summary. */
-export async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffer>, maxRecords: number): Promise<ListSummary> {
-  const where = `the published ${listFile(resource)}`;
-  const summary = emptySummary(resource);
-  await forEachItem(chunks, resource, (element) => takeItem(summary, element, where, maxRecords));
-  return summary;
+async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffer>, maxRecords: number): Promise<ListSummary> {
+  const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords);
+  await forEachItem(chunks, resource, (element) => summary.take(element));
+  return summary.finish(false);
 }
 
 /**
@@ -106,7 +135,7 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
   const i = previous?.indexOf(file);
   const validators = i === undefined ? undefined : previous!.validators(i);
   let staged: StagedStream | undefined;
-  const read = async (body: AsyncIterable<Buffer>): Promise<ListSummary> => {
+  const read = async (body: AsyncIterable<Buffer>): Promise<Summarizer> => {
     const result = await stageList(resource, body, ctx);
     staged = result.staged;
     return result.summary;
@@ -115,7 +144,7 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
   if (result.status === 304) {
     if (ctx.writer.keep(file, validators)) {
       try {
-        return { ...(await summarizeFile(resource, ctx.writer.readPublished(file), ctx.maxRecords)), changed: false };
+        return await summarizeFile(resource, ctx.writer.readPublished(file), ctx.maxRecords);
       } catch (error) {
         // A published list altered on disk: fetch it whole.
         if (!(error instanceof DamagedFileError) && !(error instanceof ValidationError) && !(error instanceof SyntaxError) && !(error instanceof ScanError)) throw error;
@@ -130,5 +159,5 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
   await staged!.finish({ etag: result.validators.etag, lastModified: result.validators.lastModified });
   const j = ctx.writer.entries.indexOf(file)!;
   const same = i !== undefined && ctx.writer.entries.sameBytes(j, previous!, i);
-  return { ...result.value, changed: !same };
+  return result.value.finish(!same);
 }

@@ -65,7 +65,7 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
       let n = 0;
       for await (const chunk of source) {
         for (const element of scanner.push(chunk)) {
-          const id = ids[n++]!;
+          const id = ids.at(n++);
           yield () => pullRecord(resource, id, element, ctx, pulled);
         }
       }
@@ -108,7 +108,8 @@ async function pullRecord(resource: ResourceName, id: string, element: ScannedEl
   }
   if (result.status !== 200) throw new HttpStatusError(path, 304, `GET ${path} answered 304 to a request that was not conditional`);
   const { body, bytes, record } = result.value;
-  pulled.reread[resource].add(id);
+  // Only what a later step carries findings over for needs remembering.
+  if (ctx.carry) pulled.reread[resource].add(id);
   const item = JSON.parse(element.bytes.toString('utf8')) as RawRecord;
   const published = redactRecord(resource, record, ctx.redact) as RawRecord;
   const { findings, shape } = checkRecordViews(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, ctx.redact) });
@@ -147,7 +148,7 @@ async function pullView(view: ViewKey, ctx: PullContext, pulled: Pulled): Promis
   const member = (element: ScannedElement, where: string): RawRecord => {
     const record: unknown = JSON.parse(element.bytes.toString('utf8'));
     checkRecord(record, where);
-    if (!list.index.has(record.id)) ctx.report(notInListFinding(resource, record.id, label));
+    if (!list.members.has(record.id)) ctx.report(notInListFinding(resource, record.id, label));
     return record;
   };
   const read = (body: AsyncIterable<Buffer>) =>

@@ -9,14 +9,14 @@ import { isPlainObject } from '../util/json-value.js';
 import type { Finding } from './findings.js';
 
 /** An appserver whose server_id names no server of the inventory. */
-export function appserverServerFindings(appserver: RawRecord, serverIds: ReadonlySet<string>): Finding[] {
+export function appserverServerFindings(appserver: RawRecord, serverIds: { has(id: string): boolean }): Finding[] {
   const id = appserver.server_id;
   if (typeof id !== 'string' || serverIds.has(id)) return [];
   return [{ resource: 'appservers', id: appserver.id, field: 'server_id', code: 'dangling_ref', value: id }];
 }
 
 /** A database whose server_names holds names no server has. */
-export function databaseNameFindings(database: RawRecord, serverNames: ReadonlySet<string>): Finding[] {
+export function databaseNameFindings(database: RawRecord, serverNames: { has(name: string): boolean }): Finding[] {
   const names = database.server_names;
   if (!Array.isArray(names)) return [];
   const unknown = names.filter((name) => typeof name === 'string' && !serverNames.has(name));

@@ -33,7 +33,7 @@ export async function verifyFolder(dir: string): Promise<VerifyReport> {
   const presentSet = new Set(present);
   const altered: string[] = [];
   await forEachConcurrent(
-    table.paths().filter((p) => presentSet.has(p)),
+    [...table.paths()].filter((p) => presentSet.has(p)),
     32,
     async (path) => {
       // A link is never a snapshot file, whatever it points to.
@@ -44,7 +44,7 @@ export async function verifyFolder(dir: string): Promise<VerifyReport> {
   );
   return {
     files: table.size,
-    missing: table.paths().filter((p) => !presentSet.has(p)).sort(),
+    missing: [...table.paths()].filter((p) => !presentSet.has(p)).sort(),
     altered: altered.sort(),
     extra: present.filter((p) => !table.has(p) && p !== MANIFEST_FILE).sort(),
   };

@@ -64,7 +64,7 @@ describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type'), path).toBe('application/json; charset=utf-8');
       if (file) expect(body.equals(readFileSync(join(mirror.dir, file))), path).toBe(true);
-      else expect(manifest.paths().find((f) => readFileSync(join(mirror.dir, f)).equals(body)), path).toBeDefined();
+      else expect([...manifest.paths()].find((f) => readFileSync(join(mirror.dir, f)).equals(body)), path).toBeDefined();
     }
     for (const id of HOSTILE) {
       const res = await fetch(`${base}/servers/${encodeURIComponent(id)}.json`);

@@ -1,0 +1,121 @@
+/**
+ * Compact sets and lists of strings for hundreds of thousands of ids and paths: a JS Set of
+ * 360 000 path strings costs ~40 MB, these a few. `HashSet` keeps 53-bit hashes sorted in a typed
+ * array (membership by binary search; a false "present" needs two different strings with one
+ * 53-bit hash, about one chance in 10^5 at 360 000 entries, and only a caller that checks sameness
+ * some other way may rely on it for more than a shortcut); `StringList` keeps strings joined in one.
+ */
+
+/** cyrb53: a fast 53-bit string hash (public domain), good enough to tell ids apart. */
+export function hash53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** A set of strings held as sorted 53-bit hashes. */
+export class HashSet {
+  readonly #hashes: Float64Array;
+
+  private constructor(hashes: Float64Array) {
+    this.#hashes = hashes;
+  }
+
+  static of(values: Iterable<string>): HashSet {
+    const builder = HashSet.builder();
+    for (const value of values) builder.add(value);
+    return builder.build();
+  }
+
+  /** Collects values one at a time (keeping only their hashes); `build` makes the set. */
+  static builder(): { add(value: string): void; build(): HashSet } {
+    let hashes = new Float64Array(1024);
+    let n = 0;
+    return {
+      add(value) {
+        if (n === hashes.length) {
+          const grown = new Float64Array(n * 2);
+          grown.set(hashes);
+          hashes = grown;
+        }
+        hashes[n++] = hash53(value);
+      },
+      build: () => new HashSet(hashes.slice(0, n).sort()),
+    };
+  }
+
+  get size(): number {
+    return this.#hashes.length;
+  }
+
+  has(value: string): boolean {
+    const target = hash53(value);
+    const hashes = this.#hashes;
+    let lo = 0;
+    let hi = hashes.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const h = hashes[mid]!;
+      if (h === target) return true;
+      if (h < target) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  /** Whether two of the values hashed alike (equal values, or, rarely, a collision). */
+  hasRepeats(): boolean {
+    const hashes = this.#hashes;
+    for (let i = 1; i < hashes.length; i++) if (hashes[i] === hashes[i - 1]) return true;
+    return false;
+  }
+}
+
+/** Values per chunk of a StringList. */
+const CHUNK = 4096;
+
+/** A growing list of strings kept as a few long strings and offsets: a few bytes each instead of a string object. */
+export class StringList {
+  /** Chunks of CHUNK values each, joined; the last one still open in `#open`. */
+  readonly #chunks: string[] = [];
+  #open: string[] = [];
+  #ends = new Uint32Array(CHUNK);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(value: string): void {
+    if (this.#length === this.#ends.length) {
+      const grown = new Uint32Array(this.#ends.length * 2);
+      grown.set(this.#ends);
+      this.#ends = grown;
+    }
+    const first = this.#length % CHUNK === 0;
+    this.#ends[this.#length++] = (first ? 0 : this.#ends[this.#length - 2]!) + value.length;
+    this.#open.push(value);
+    if (this.#open.length === CHUNK) {
+      this.#chunks.push(this.#open.join(''));
+      this.#open = [];
+    }
+  }
+
+  at(n: number): string {
+    const chunk = Math.floor(n / CHUNK);
+    const start = n % CHUNK === 0 ? 0 : this.#ends[n - 1]!;
+    if (chunk < this.#chunks.length) return this.#chunks[chunk]!.slice(start, this.#ends[n]!);
+    return this.#open[n % CHUNK]!;
+  }
+
+  *[Symbol.iterator](): Generator<string> {
+    for (let n = 0; n < this.#length; n++) yield this.at(n);
+  }
+}
