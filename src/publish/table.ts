@@ -44,8 +44,8 @@ export class FileTable {
   #slots: Int32Array;
   #slotHashes: Uint32Array;
   #hashes: Buffer;
-  /** Sizes in bytes (a snapshot file never reaches 4 GiB: sync.maxBodyBytes is 256 MiB). */
-  #sizes: Uint32Array;
+  /** Sizes in bytes (Float64: an archive's manifest may claim any size, and must be refused by it, not wrap). */
+  #sizes: Float64Array;
   #etagKind: Buffer;
   #etags: Buffer;
   readonly #otherEtags = new Map<number, string>();
@@ -62,7 +62,7 @@ export class FileTable {
     this.#slots = new Int32Array(slots);
     this.#slotHashes = new Uint32Array(slots);
     this.#hashes = Buffer.alloc(capacity * HASH_BYTES);
-    this.#sizes = new Uint32Array(capacity);
+    this.#sizes = new Float64Array(capacity);
     this.#etagKind = Buffer.alloc(capacity);
     this.#etags = Buffer.alloc(capacity * ETAG_BYTES);
     this.#items = Buffer.alloc(capacity * ITEM_BYTES);
@@ -181,7 +181,7 @@ export class FileTable {
     const i = this.#count++;
     this.#paths.push(path);
     if (this.#sizes.length < this.#count) {
-      const sizes = new Uint32Array(this.#sizes.length * 2);
+      const sizes = new Float64Array(this.#sizes.length * 2);
       sizes.set(this.#sizes);
       this.#sizes = sizes;
     }
