@@ -39,7 +39,7 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   const scale = options.scale ?? 120;
   const data = generateDataset(seed, scale);
   const filters = configuredValues(data);
-  const upstream = await startUpstream({ token: TOKEN, seed, scale });
+  const upstream = await startUpstream({ token: TOKEN, seed, scale, profile: 'exact' });
   const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
   const config = parseConfig({ sync: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } }, 'test');
   const sync = async (): Promise<void> => {
