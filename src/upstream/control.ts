@@ -62,7 +62,8 @@ function parseQuery<T>(schema: z.ZodType<T>, search: URLSearchParams): { ok: tru
   const result = schema.safeParse(Object.fromEntries(search));
   if (result.success) return { ok: true, value: result.data };
   const issue = result.error.issues[0]!;
-  const where = issue.path.length > 0 ? issue.path.join('.') : 'query';
+  // The parameter, not the position inside it: `kinds`, not `kinds.1`.
+  const where = issue.path.length > 0 ? String(issue.path[0]) : 'query';
   return { ok: false, error: `${where}: ${issue.message.replace(/^Invalid input: /, '')}` };
 }
 

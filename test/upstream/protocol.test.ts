@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/upstream/index.js';
@@ -92,6 +93,21 @@ describe('determinism and extra fields', () => {
       }
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
+    }
+  });
+
+  it('the exact profile renders byte for byte as before profiles existed', async () => {
+    // The digest was taken from the service before the realistic profile was added (ETags included).
+    const exact = await startUpstream({ token: TOKEN, profile: 'exact', seed: 5, scale: 40 });
+    try {
+      const hash = createHash('sha256');
+      for (const path of ['/servers.json', '/servers/1000.json', '/databases.json?include=servers', '/databases/1.json', '/appservers.json', '/appservers/1.json', '/operating_systems.json', '/applications.json', '/servers.json?by_system=2']) {
+        const res = await get(exact, path);
+        hash.update(`${path} ${res.headers.get('etag')} ${await res.text()}\n`);
+      }
+      expect(hash.digest('hex')).toBe('b008d66c2bdd2071abaaee823c2d7fe29d38ee24b6e87f16435312b0cf27362a');
+    } finally {
+      await exact.close();
     }
   });
 
