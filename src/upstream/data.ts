@@ -73,13 +73,8 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Inserts an id into a sorted id list unless present; returns whether it was added. */
-export function insertId(order: string[], id: string): boolean {
-  // Generation and mutation mostly add ids above all others: append without searching.
-  if (order.length === 0 || compareIds(order[order.length - 1]!, id) < 0) {
-    order.push(id);
-    return true;
-  }
+/** Where an id is, or would go, in a sorted id list. */
+function idPosition(order: readonly string[], id: string): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
@@ -87,8 +82,27 @@ export function insertId(order: string[], id: string): boolean {
     if (compareIds(order[mid]!, id) < 0) lo = mid + 1;
     else hi = mid;
   }
-  if (order[lo] === id) return false;
-  order.splice(lo, 0, id);
+  return lo;
+}
+
+/** Inserts an id into a sorted id list unless present; returns whether it was added. */
+export function insertId(order: string[], id: string): boolean {
+  // Generation and mutation mostly add ids above all others: append without searching.
+  if (order.length === 0 || compareIds(order[order.length - 1]!, id) < 0) {
+    order.push(id);
+    return true;
+  }
+  const at = idPosition(order, id);
+  if (order[at] === id) return false;
+  order.splice(at, 0, id);
+  return true;
+}
+
+/** Removes an id from a sorted id list; returns whether it was there. */
+export function removeId(order: string[], id: string): boolean {
+  const at = idPosition(order, id);
+  if (order[at] !== id) return false;
+  order.splice(at, 1);
   return true;
 }
 

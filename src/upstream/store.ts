@@ -7,7 +7,7 @@
  */
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { ByteLru } from './cache.js';
-import { addRecord, type Dataset, type ServerHidden, type SystemHidden, type View } from './data.js';
+import { addRecord, removeId, type Dataset, type ServerHidden, type SystemHidden, type View } from './data.js';
 import { evaluateQuery, normalizeQuery } from './filters.js';
 import { computeInjected, type InjectedReport } from './injected.js';
 import { planMutation, type MutationReport } from './mutate.js';
@@ -181,8 +181,7 @@ export class Store {
   /** Removes a record; references to it elsewhere are left as they are. */
   remove(resource: ResourceName, id: string): boolean {
     if (!this.dataset.views[resource].delete(id)) return false;
-    const order = this.dataset.order[resource];
-    order.splice(order.indexOf(id), 1);
+    removeId(this.dataset.order[resource], id);
     if (resource === 'servers') this.dataset.servers.delete(id);
     if (resource === 'operating_systems') this.dataset.systems.delete(id);
     this.changed(resource, id);
