@@ -25,7 +25,21 @@ const CREATED_TO = Date.UTC(2025, 0, 1);
 const STARTED = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+const DAY = 86_400_000;
+const dates = new Map<number, string>();
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** ISO 8601 as Rails renders times (milliseconds, Z); dates are kept per day, as a Date per call was a third of a projection's cost. */
+function iso(ms: number): string {
+  const day = Math.floor(ms / DAY);
+  let date = dates.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY).toISOString().slice(0, 10);
+    dates.set(day, date);
+  }
+  const rest = ms - day * DAY;
+  return `${date}T${pad2(Math.floor(rest / HOUR))}:${pad2(Math.floor(rest / 60_000) % 60)}:${pad2(Math.floor(rest / 1000) % 60)}.${String(rest % 1000).padStart(3, '0')}Z`;
+}
 const whole = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /** A list-item field that shows an outdated value. */
@@ -72,38 +86,36 @@ export class RealisticProfile implements Profile {
   }
 
   item(resource: ResourceName, view: View): Fields {
-    const { updated_at } = this.stamps(resource, view.id);
-    if (resource === 'servers') return { ...this.serverItem(view), updated_at };
-    return { ...documentedItem(resource, view), updated_at };
+    const item = resource === 'servers' ? this.serverItem(view) : resource === 'databases' ? documentedItem(resource, view) : fieldsOf(view);
+    item.updated_at = iso(this.stamps(resource, view.id).updated);
+    return item;
   }
 
   single(resource: ResourceName, view: View): Fields {
-    const stamps = this.stamps(resource, view.id);
-    switch (resource) {
-      case 'servers':
-        return { ...this.serverSingle(view), ...stamps };
-      case 'operating_systems': {
-        const parentId = this.dataset.systems.get(view.id)?.parentId;
-        const parent = parentId ? this.dataset.views.operating_systems.get(parentId) : undefined;
-        return { ...view, parent: parent ? { id: parent.id, name: parent.name } : null, ...stamps };
-      }
-      case 'appservers': {
-        // Joined at render time: a retired server renders as null, as a missing association does.
-        const server = typeof view.server_id === 'string' ? this.dataset.views.servers.get(view.server_id) : undefined;
-        return { ...view, server: server ? { id: server.id, name: server.name } : null, ...stamps };
-      }
-      default:
-        return { ...view, ...stamps };
+    const single = resource === 'servers' ? this.serverSingle(view) : fieldsOf(view);
+    if (resource === 'operating_systems') {
+      const parentId = this.dataset.systems.get(view.id)?.parentId;
+      const parent = parentId ? this.dataset.views.operating_systems.get(parentId) : undefined;
+      single.parent = parent ? { id: parent.id, name: parent.name } : null;
     }
+    if (resource === 'appservers') {
+      // Joined at render time: a retired server renders as null, as a missing association does.
+      const server = typeof view.server_id === 'string' ? this.dataset.views.servers.get(view.server_id) : undefined;
+      single.server = server ? { id: server.id, name: server.name } : null;
+    }
+    const { created, updated } = this.stamps(resource, view.id);
+    single.created_at = iso(created);
+    single.updated_at = iso(updated);
+    return single;
   }
 
-  /** created_at and updated_at: drawn once per record; a save while running moves updated_at past every earlier one. */
-  private stamps(resource: ResourceName, id: string): { created_at: string; updated_at: string } {
+  /** When a record was created and last saved: drawn once per record; a save while running moves the latter past every earlier one. */
+  private stamps(resource: ResourceName, id: string): { created: number; updated: number } {
     const rng = recordRng(this.seed, resource, id, 'time');
     const created = whole(CREATED_FROM + rng.next() * (CREATED_TO - CREATED_FROM));
     const settled = whole(created + rng.next() * (STARTED - created));
     const save = this.saves[resource].get(id);
-    return { created_at: iso(created), updated_at: iso(save === undefined ? settled : STARTED + save * HOUR + (settled % HOUR)) };
+    return { created, updated: save === undefined ? settled : STARTED + save * HOUR + (settled % HOUR) };
   }
 
   private serverQuirks(view: View): { ipMissing: boolean; stale: Stale | undefined } {
@@ -120,32 +132,38 @@ export class RealisticProfile implements Profile {
   /** The list columns: the documented fields (a stale copy here and there) and a few denormalized ones. */
   private serverItem(view: View): Fields {
     const hidden = this.dataset.servers.get(view.id);
-    const { ip, ...item } = view;
+    const item = fieldsOf(view, 'ip');
     const { stale } = this.serverQuirks(view);
     if (stale) item[stale.field] = stale.value;
     const system = hidden?.osId ? this.dataset.views.operating_systems.get(hidden.osId) : undefined;
-    return {
-      ...item,
-      arch: hidden?.arch ?? null,
-      virtual: hidden?.virtual ?? view.hypervisor_name != null,
-      os_name: typeof system?.name === 'string' ? system.name : '',
-      ipaddress: typeof ip === 'string' ? ip : '',
-    };
+    item.arch = hidden?.arch ?? null;
+    item.virtual = hidden?.virtual ?? view.hypervisor_name != null;
+    item.os_name = typeof system?.name === 'string' ? system.name : '';
+    item.ipaddress = typeof view.ip === 'string' ? view.ip : '';
+    return item;
   }
 
   /** The single view: the documented fields and the associations a CMDB page shows. */
   private serverSingle(view: View): Fields {
     const hidden = this.dataset.servers.get(view.id);
-    const { ipMissing } = this.serverQuirks(view);
+    const single = fieldsOf(view);
+    if ('ip' in single && this.serverQuirks(view).ipMissing) single.ip = null;
     const system = hidden?.osId ? this.dataset.views.operating_systems.get(hidden.osId) : undefined;
     const maintainer = hidden?.maintainerId ? W.MAINTAINERS[Number(hidden.maintainerId) - 101] : undefined;
-    return {
-      ...view,
-      ...('ip' in view && ipMissing ? { ip: null } : {}),
-      operating_system: system ? { id: system.id, name: system.name, codename: system.codename } : null,
-      location: hidden?.siteId == null ? null : { site: hidden.siteId, room: hidden.roomId, rack: hidden.rackId },
-      hardware: hidden ? { manufacturer: hidden.manufacturer, model: hidden.model, serial_number: hidden.serialNumber } : null,
-      maintainer: maintainer ? { id: hidden!.maintainerId, name: maintainer } : null,
-    };
+    single.operating_system = system ? { id: system.id, name: system.name, codename: system.codename } : null;
+    single.location = hidden?.siteId == null ? null : { site: hidden.siteId, room: hidden.roomId, rack: hidden.rackId };
+    single.hardware = hidden ? { manufacturer: hidden.manufacturer, model: hidden.model, serial_number: hidden.serialNumber } : null;
+    single.maintainer = maintainer ? { id: hidden!.maintainerId, name: maintainer } : null;
+    return single;
   }
+}
+
+/**
+ * A shallow copy of a record without `skip`, built key by key: V8 adds fields to such objects
+ * quickly, while adding fields to a spread copy is about twenty times slower.
+ */
+function fieldsOf(view: View, skip?: string): Fields {
+  const out: Fields = {};
+  for (const key in view) if (key !== skip) out[key] = view[key];
+  return out;
 }
