@@ -5,7 +5,6 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { ResourceName } from '../spec/resources.js';
-import { CONTROL_ENDPOINTS } from './control.js';
 import { generateDataset, type View } from './data.js';
 import { checkFaultOptions, createFaultPlan, type FaultOptions, type FaultPlan } from './faults.js';
 import type { InjectedReport } from './injected.js';
@@ -24,7 +23,7 @@ export type { ServerHidden, SystemHidden } from './data.js';
 export type { InjectedCode, InjectedFinding, InjectedReport, ViewShape } from './injected.js';
 export { PROFILES, type ProfileName } from './profile.js';
 export { QUEUE_PER_WORKER } from './pacing.js';
-export { CONTROL_ENDPOINTS };
+export { CONTROL_ENDPOINTS } from './control.js';
 
 /** How to start the simulated service. */
 export interface UpstreamOptions {
@@ -58,11 +57,11 @@ export interface Upstream {
   /** Closes the server and every keep-alive socket. */
   close(): Promise<void>;
   setFaults(faults: FaultOptions | undefined): void;
-  /** Requests received since start, faulted ones included. */
+  /** Requests received since start, faulted and refused ones included, control requests not. */
   requestCount(): number;
   /** Record counts per resource. */
   counts(): Record<ResourceName, number>;
-  /** Replace or add one record (single view fields; list item derived by dropping single-only fields). Hidden attrs optional. Re-renders affected bodies. */
+  /** Replace or add one record, given as its documented single view and kept as given; the profile renders both views from it (exact: the list item drops the single-only fields). Hidden attrs optional. */
   putRecord(resource: ResourceName, record: Record<string, unknown> & { id: string }, hidden?: HiddenAttributes): void;
   removeRecord(resource: ResourceName, id: string): boolean;
   /** Deterministic batch of changes; reports exactly what it did (ids per resource). */
@@ -75,7 +74,7 @@ export interface Upstream {
   injected(): InjectedReport;
 }
 
-/** Generates the data, renders it and starts listening; resolves once the port is bound. */
+/** Generates the data and starts listening; resolves once the port is bound. Bodies are rendered when first asked for. */
 export async function startUpstream(options: UpstreamOptions): Promise<Upstream> {
   if (typeof options.token !== 'string' || options.token === '') throw new TypeError('startUpstream: token must be a non-empty string');
   if (options.faults) checkFaultOptions(options.faults);

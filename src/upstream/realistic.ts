@@ -14,20 +14,21 @@ import { realizeRecord } from './realize.js';
 import * as W from './vocab.js';
 
 /** How often each view-level quirk is drawn, per server. */
-export const VIEW_RATES = {
+const VIEW_RATES = {
   serverWithoutIp: 0.06,
   staleServerItem: 0.001,
 } as const;
 
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
 const CREATED_FROM = Date.UTC(2014, 0, 1);
 const CREATED_TO = Date.UTC(2025, 0, 1);
 /** Generated records were last saved before this instant; saves while the service runs come after it, an hour apart per clock tick. */
 const STARTED = Date.UTC(2026, 0, 1);
-const HOUR = 3_600_000;
 
-const DAY = 86_400_000;
-const dates = new Map<number, string>();
+const whole = (ms: number): number => Math.floor(ms / 1000) * 1000;
 const pad2 = (n: number): string => String(n).padStart(2, '0');
+const dates = new Map<number, string>();
 
 /** ISO 8601 as Rails renders times (milliseconds, Z); dates are kept per day, as a Date per call was a third of a projection's cost. */
 function iso(ms: number): string {
@@ -40,7 +41,6 @@ function iso(ms: number): string {
   const rest = ms - day * DAY;
   return `${date}T${pad2(Math.floor(rest / HOUR))}:${pad2(Math.floor(rest / 60_000) % 60)}:${pad2(Math.floor(rest / 1000) % 60)}.${String(rest % 1000).padStart(3, '0')}Z`;
 }
-const whole = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /** A list-item field that shows an outdated value. */
 interface Stale {
@@ -71,9 +71,9 @@ export class RealisticProfile implements Profile {
   }
 
   dependents(resource: ResourceName): readonly ResourceName[] {
-    // Appserver single views name their server; server views name their operating system.
+    // Appserver single views name their server; server views name their operating system, and system views their parent.
     if (resource === 'servers') return ['appservers'];
-    if (resource === 'operating_systems') return ['servers'];
+    if (resource === 'operating_systems') return ['servers', 'operating_systems'];
     return [];
   }
 

@@ -11,7 +11,7 @@ import { recordRng, type Rng } from './random.js';
 import * as W from './vocab.js';
 
 /** How often each quirk is drawn, per record. */
-export const QUIRK_RATES = {
+const QUIRK_RATES = {
   // The generator already leaves 20% of appservers without a database connection; 12.5% of the rest makes about 30%.
   appserverWithoutDatabase: 0.125,
   appserverOnRetiredServer: 0.003,

@@ -162,6 +162,11 @@ describe('realistic profile: filters work as the API document says', () => {
 });
 
 describe('realistic profile: changes', () => {
+  const data3 = generateDataset(3, 60);
+  const hidden3 = (id: string): ServerHidden => data3.servers.get(id)!;
+  /** A server single view reduced to the fields the API document lists, as putRecord takes it. */
+  const documentedServer = (server: Item): Item => Object.fromEntries(SERVER_SINGLE.map((field) => [field, server[field]])) as Item;
+
   it('a record changed by mutate or putRecord gets a later updated_at, in both views', async () => {
     const service = await startUpstream({ token: TOKEN, seed: 3, scale: 60 });
     try {
@@ -177,6 +182,32 @@ describe('realistic profile: changes', () => {
       const id = report.changed.servers[0]!;
       const mutated = await getJson<{ server: Item }>(service, `/servers/${id}.json`);
       expect(mutated.server.updated_at! > after.application.updated_at!).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('views that show another record follow its changes: a renamed system in its servers, a renamed server in its appservers', async () => {
+    const service = await startUpstream({ token: TOKEN, seed: 3, scale: 60 });
+    try {
+      const { appservers } = await getJson<{ appservers: Item[] }>(service, '/appservers.json');
+      const appserver = appservers.find((a) => a.server_id !== undefined)!;
+      const serverId = appserver.server_id as string;
+      const systemId = hidden3(serverId).osId!;
+      // Rendered once before the changes, so that stale cached bodies would show.
+      await getJson(service, `/appservers/${appserver.id}.json`);
+      const { server } = await getJson<{ server: Item }>(service, `/servers/${serverId}.json`);
+      await getJson(service, '/servers.json');
+
+      const system = (await getJson<{ operating_system: Item }>(service, `/operating_systems/${systemId}.json`)).operating_system;
+      service.putRecord('operating_systems', { id: systemId, name: 'Renamed OS', codename: system.codename as string });
+      service.putRecord('servers', { ...documentedServer(server), name: 'renamed-server' });
+
+      expect((await getJson<{ appserver: Item }>(service, `/appservers/${appserver.id}.json`)).appserver.server).toEqual({ id: serverId, name: 'renamed-server' });
+      const after = (await getJson<{ server: Item }>(service, `/servers/${serverId}.json`)).server;
+      expect((after.operating_system as Item).name).toBe('Renamed OS');
+      const listed = (await getJson<{ servers: Item[] }>(service, '/servers.json')).servers.filter((s) => hidden3(s.id).osId === systemId);
+      expect(listed.map((s) => s.os_name)).toEqual(listed.map(() => 'Renamed OS'));
     } finally {
       await service.close();
     }
