@@ -1,12 +1,13 @@
 /**
  * `upstream`: runs the built-in simulated inventory service in the foreground until SIGINT or
- * SIGTERM, for demos, manual testing and benchmarks against a separate process.
+ * SIGTERM, for demos, manual testing and benchmarks against a separate process. A running
+ * service is changed through its loopback-only control endpoint (/_control).
  */
 import { untilStopSignal } from '../cli/signals.js';
 import { intFlag, stringFlag, type Command, type ParsedArgs } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
-import { FAULT_KINDS, startUpstream, type FaultKind, type FaultOptions } from '../upstream/index.js';
+import { CONTROL_ENDPOINTS, FAULT_KINDS, PROFILES, QUEUE_PER_WORKER, startUpstream, type FaultKind, type FaultOptions, type ProfileName } from '../upstream/index.js';
 
 /** The fault flags as FaultOptions, or undefined when none is given. */
 function faultFlags(parsed: ParsedArgs): FaultOptions | undefined {
@@ -29,6 +30,17 @@ function faultFlags(parsed: ParsedArgs): FaultOptions | undefined {
   return { rate, kinds, slowMs, failPaths };
 }
 
+/** The --profile flag, default realistic. */
+function profileFlag(parsed: ParsedArgs): ProfileName {
+  const text = stringFlag(parsed, 'profile') ?? 'realistic';
+  if (!(PROFILES as readonly string[]).includes(text)) throw new UsageError(`--profile: expected ${PROFILES.join(' or ')}, got ${JSON.stringify(text)}`);
+  return text as ProfileName;
+}
+
+// commandHelp prints option descriptions as given: continuation lines carry the control endpoints' table.
+const PATH_WIDTH = Math.max(...CONTROL_ENDPOINTS.map((e) => e.path.length)) + 2;
+const CONTROL_HELP = CONTROL_ENDPOINTS.map((e) => `\n          ${e.method.padEnd(5)}${e.path.padEnd(PATH_WIDTH)}${e.does}`).join('');
+
 export const upstreamCommand: Command = {
   name: 'upstream',
   summary: 'run the built-in simulated inventory service (demo data, tests, benchmarks)',
@@ -38,11 +50,23 @@ export const upstreamCommand: Command = {
     seed: { type: 'string', value: 'N', description: 'data seed; the same seed and scale give the same data (default 1)' },
     scale: { type: 'string', value: 'N', description: 'number of servers; other resources in proportion (default 200)' },
     host: { type: 'string', value: 'HOST', description: 'address to bind (default 127.0.0.1)' },
+    profile: {
+      type: 'string',
+      value: 'NAME',
+      description: 'realistic (default): renders as the real CMDB does, nulls and inconsistencies included (GET /_control/injected lists them); exact: only what the API document lists',
+    },
     'extra-fields': { type: 'boolean', description: 'add fields the spec does not list to every record' },
     'fault-rate': { type: 'string', value: 'R', description: 'share of requests (0 to 1) that get a fault' },
     'fault-kinds': { type: 'string', value: 'LIST', description: `faults to draw from, comma-separated (default all: ${FAULT_KINDS.join(',')})` },
     'fault-slow-ms': { type: 'string', value: 'N', description: "delay of the 'slow' fault in milliseconds (default 300)" },
     'fail-path': { type: 'string', value: 'PATH', multiple: true, description: 'a path (with query, as sent) that always answers 500; repeatable' },
+    'latency-ms': { type: 'string', value: 'N', description: 'mean service time per request in milliseconds, jittered deterministically (default 0)' },
+    workers: {
+      type: 'string',
+      value: 'N',
+      description: `requests served at once (default unlimited); others queue, and beyond ${QUEUE_PER_WORKER} waiting per worker get 503 with Retry-After: 1`,
+    },
+    'no-control': { type: 'boolean', description: `turn off the control endpoint; without this flag, clients on this machine may use it, with no token:${CONTROL_HELP}` },
   },
   async run(parsed, io) {
     const port = intFlag(parsed, 'port', 0, 65_535) ?? 0;
@@ -51,6 +75,9 @@ export const upstreamCommand: Command = {
     const seed = intFlag(parsed, 'seed', 0, 2 ** 32 - 1) ?? 1;
     const scale = intFlag(parsed, 'scale', 1, 1_000_000) ?? 200;
     const faults = faultFlags(parsed);
+    const profile = profileFlag(parsed);
+    const latencyMs = intFlag(parsed, 'latency-ms', 0, 600_000) ?? 0;
+    const workers = intFlag(parsed, 'workers', 1, 100_000);
 
     const upstream = await startUpstream({
       token,
@@ -60,11 +87,15 @@ export const upstreamCommand: Command = {
       host: stringFlag(parsed, 'host') ?? '127.0.0.1',
       extraFields: Boolean(parsed.values['extra-fields']),
       faults,
+      profile,
+      latencyMs,
+      workers,
+      control: !parsed.values['no-control'],
     });
     const counts = upstream.counts();
     // Servers first: the scale is their number, the rest follows from it.
     const sizes = ['servers' as const, ...RESOURCE_NAMES.filter((r) => r !== 'servers')].map((resource) => `${counts[resource]} ${resource}`).join(', ');
-    io.stdout.write(`upstream listening on ${upstream.url} (seed ${seed}, scale ${scale}: ${sizes})\n`);
+    io.stdout.write(`upstream listening on ${upstream.url} (seed ${seed}, scale ${scale}, ${profile} profile: ${sizes})\n`);
     await untilStopSignal();
     await upstream.close();
     return 0;

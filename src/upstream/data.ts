@@ -53,19 +53,28 @@ export interface MakeContext {
   nextInstanceId: number;
 }
 
-const NUMERIC_ID = /^(0|[1-9]\d*)$/;
+/** Whether an id is a canonical decimal number; a character loop, as list ordering runs this millions of times at scale. */
+function isNumericId(id: string): boolean {
+  const first = id.charCodeAt(0);
+  if (id.length === 0 || first < 48 || first > 57 || (first === 48 && id.length > 1)) return false;
+  for (let i = 1; i < id.length; i++) {
+    const code = id.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
 
 /** List order: numeric ids by value, then every other id by UTF-16 code units. */
 export function compareIds(a: string, b: string): number {
-  const an = NUMERIC_ID.test(a);
-  const bn = NUMERIC_ID.test(b);
+  const an = isNumericId(a);
+  const bn = isNumericId(b);
   if (an && bn) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   if (an !== bn) return an ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Inserts an id into a sorted id list unless present; returns whether it was added. */
-export function insertId(order: string[], id: string): boolean {
+/** Where an id is, or would go, in a sorted id list. */
+function idPosition(order: readonly string[], id: string): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
@@ -73,8 +82,27 @@ export function insertId(order: string[], id: string): boolean {
     if (compareIds(order[mid]!, id) < 0) lo = mid + 1;
     else hi = mid;
   }
-  if (order[lo] === id) return false;
-  order.splice(lo, 0, id);
+  return lo;
+}
+
+/** Inserts an id into a sorted id list unless present; returns whether it was added. */
+export function insertId(order: string[], id: string): boolean {
+  // Generation and mutation mostly add ids above all others: append without searching.
+  if (order.length === 0 || compareIds(order[order.length - 1]!, id) < 0) {
+    order.push(id);
+    return true;
+  }
+  const at = idPosition(order, id);
+  if (order[at] === id) return false;
+  order.splice(at, 0, id);
+  return true;
+}
+
+/** Removes an id from a sorted id list; returns whether it was there. */
+export function removeId(order: string[], id: string): boolean {
+  const at = idPosition(order, id);
+  if (order[at] !== id) return false;
+  order.splice(at, 1);
   return true;
 }
 
@@ -176,11 +204,22 @@ function token(rng: Rng, length: number, alphabet: string): string {
   return out;
 }
 
+const kindsOf = new WeakMap<MakeContext['systems'], { leaves: MakeContext['systems']; inner: MakeContext['systems'] }>();
+
+/** The leaf and inner systems, split once per systems list rather than once per server. */
+function systemKinds(systems: MakeContext['systems']): { leaves: MakeContext['systems']; inner: MakeContext['systems'] } {
+  let kinds = kindsOf.get(systems);
+  if (!kinds) {
+    kinds = { leaves: systems.filter((s) => s.leaf), inner: systems.filter((s) => !s.leaf) };
+    kindsOf.set(systems, kinds);
+  }
+  return kinds;
+}
+
 /** A new server with its hidden attributes. */
 export function makeServer(ctx: MakeContext, id: string): { view: View; hidden: ServerHidden } {
   const { rng } = ctx;
-  const leaves = ctx.systems.filter((s) => s.leaf);
-  const inner = ctx.systems.filter((s) => !s.leaf);
+  const { leaves, inner } = systemKinds(ctx.systems);
   const system = rng.chance(0.8) || inner.length === 0 ? rng.pick(leaves.length > 0 ? leaves : ctx.systems) : rng.pick(inner);
   const arch = rng.chance(0.05) ? null : rng.pick(W.ARCH_BY_FAMILY[system.family] ?? ['x86_64']);
   const processor = rng.pick(W.PROCESSORS[arch ?? 'x86_64'] ?? W.PROCESSORS.x86_64!);
@@ -188,7 +227,7 @@ export function makeServer(ctx: MakeContext, id: string): { view: View; hidden: 
   const platform = virtual ? rng.pick(W.VIRTUAL_MODELS) : { ...rng.pick(W.PHYSICAL_MODELS), hypervisor: '' };
   const site = rng.int(1, 4);
   const room = `${site}${rng.int(1, 3)}`;
-  const number = NUMERIC_ID.test(id) ? Number(id) : hashString(id);
+  const number = isNumericId(id) ? Number(id) : hashString(id);
   const ip = rng.chance(0.05)
     ? `fd00:${site}::${(number & 0xffff).toString(16)}`
     : `10.${site}.${(number >> 8) & 255}.${number & 255}`;

@@ -92,15 +92,18 @@ function serverPredicate(dataset: Dataset, param: string, value: string): Predic
   }
 }
 
+/** A field's value as the list shows it; substring filters match what the client sees in the list. */
+export type ListValue = (view: View, field: string) => unknown;
+
 /** Evaluates a normalized query: every parameter must hold (AND); list order is kept. */
-export function evaluateQuery(dataset: Dataset, resource: ResourceName, query: Query): FilterResult {
+export function evaluateQuery(dataset: Dataset, resource: ResourceName, query: Query, listValue: ListValue = (view, field) => view[field]): FilterResult {
   const predicates: Predicate[] = [];
   for (const filter of RESOURCES[resource].filters) {
     const value = query.params.get(filter.param);
     if (value === undefined) continue;
     if (filter.values.kind === 'substring') {
       const field = filter.values.field;
-      predicates.push((view) => includes(view[field], value));
+      predicates.push((view) => includes(listValue(view, field), value));
     } else if (resource === 'servers') {
       const predicate = serverPredicate(dataset, filter.param, value);
       if (predicate && 'message' in predicate) return { ok: false, param: filter.param, message: predicate.message };

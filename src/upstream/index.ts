@@ -1,12 +1,17 @@
 /**
  * The built-in simulated inventory service: our embedded default, test fixture and benchmark
- * load. `startUpstream` generates the dataset, renders it, and serves it on node:http.
+ * load. `startUpstream` generates the dataset and serves it on node:http, rendering bodies as
+ * they are asked for.
  */
 import type { AddressInfo } from 'node:net';
 import type { ResourceName } from '../spec/resources.js';
 import { generateDataset, type View } from './data.js';
 import { checkFaultOptions, createFaultPlan, type FaultOptions, type FaultPlan } from './faults.js';
+import type { InjectedReport } from './injected.js';
 import type { MutationReport } from './mutate.js';
+import { createPacer } from './pacing.js';
+import { exactProfile, PROFILES, type ProfileName } from './profile.js';
+import { RealisticProfile } from './realistic.js';
 import { createUpstreamServer, type ForcedResponse } from './server.js';
 import { Store, type HiddenAttributes } from './store.js';
 
@@ -15,6 +20,10 @@ export { FAULT_KINDS } from './faults.js';
 export type { MutationReport } from './mutate.js';
 export type { HiddenAttributes } from './store.js';
 export type { ServerHidden, SystemHidden } from './data.js';
+export type { InjectedCode, InjectedFinding, InjectedReport, ViewShape } from './injected.js';
+export { PROFILES, type ProfileName } from './profile.js';
+export { QUEUE_PER_WORKER } from './pacing.js';
+export { CONTROL_ENDPOINTS } from './control.js';
 
 /** How to start the simulated service. */
 export interface UpstreamOptions {
@@ -30,6 +39,14 @@ export interface UpstreamOptions {
   /** Add fields the spec does not list to every record, in lists and single views. */
   extraFields?: boolean;
   faults?: FaultOptions;
+  /** 'realistic' (default): renders as the real CMDB does (see realistic.ts); 'exact': only what the API document lists. */
+  profile?: ProfileName;
+  /** Mean service time per request in milliseconds, jittered deterministically (default 0). */
+  latencyMs?: number;
+  /** Requests served at once; the rest queue, and beyond 4 per worker get 503 with Retry-After: 1 (default unlimited). */
+  workers?: number;
+  /** Answer the token-free control endpoint (/_control) to loopback clients (default true). */
+  control?: boolean;
 }
 
 /** A running simulated service. */
@@ -40,11 +57,11 @@ export interface Upstream {
   /** Closes the server and every keep-alive socket. */
   close(): Promise<void>;
   setFaults(faults: FaultOptions | undefined): void;
-  /** Requests received since start, faulted ones included. */
+  /** Requests received since start, faulted and refused ones included, control requests not. */
   requestCount(): number;
   /** Record counts per resource. */
   counts(): Record<ResourceName, number>;
-  /** Replace or add one record (single view fields; list item derived by dropping single-only fields). Hidden attrs optional. Re-renders affected bodies. */
+  /** Replace or add one record, given as its documented single view and kept as given; the profile renders both views from it (exact: the list item drops the single-only fields). Hidden attrs optional. */
   putRecord(resource: ResourceName, record: Record<string, unknown> & { id: string }, hidden?: HiddenAttributes): void;
   removeRecord(resource: ResourceName, id: string): boolean;
   /** Deterministic batch of changes; reports exactly what it did (ids per resource). */
@@ -53,16 +70,28 @@ export interface Upstream {
   override(path: string, response: ForcedResponse | undefined): void;
   /** /<resource>/<id>.json answers 404 for this id while the list still shows it (a record deleted mid-sync). */
   hideSingle(resource: ResourceName, id: string): void;
+  /** What the current data holds that the API document does not promise (empty for the exact profile's own data). */
+  injected(): InjectedReport;
 }
 
-/** Generates the data, renders it and starts listening; resolves once the port is bound. */
+/** Generates the data and starts listening; resolves once the port is bound. Bodies are rendered when first asked for. */
 export async function startUpstream(options: UpstreamOptions): Promise<Upstream> {
   if (typeof options.token !== 'string' || options.token === '') throw new TypeError('startUpstream: token must be a non-empty string');
   if (options.faults) checkFaultOptions(options.faults);
-  const store = new Store(generateDataset(options.seed ?? 1, options.scale ?? 200), options.extraFields ?? false);
+  const profileName = options.profile ?? 'realistic';
+  if (!PROFILES.includes(profileName)) throw new RangeError(`profile must be one of ${PROFILES.join(', ')}, got ${JSON.stringify(profileName)}`);
+  const seed = options.seed ?? 1;
+  // Before generating: a bad option should not cost a big inventory's start time.
+  const pacer = createPacer(options, seed);
+  const dataset = generateDataset(seed, options.scale ?? 200);
+  const store = new Store(dataset, profileName === 'realistic' ? new RealisticProfile(dataset, seed) : exactProfile, options.extraFields ?? false);
   let faults: FaultPlan = createFaultPlan(options.faults);
+  const setFaults = (next: FaultOptions | undefined): void => {
+    faults = createFaultPlan(next);
+  };
   const overrides = new Map<string, ForcedResponse>();
-  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides });
+  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults };
+  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, control });
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -85,9 +114,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
-    setFaults: (next) => {
-      faults = createFaultPlan(next);
-    },
+    setFaults,
     requestCount,
     counts: () => store.counts(),
     putRecord: (resource, record, hidden) => store.put(resource, record as View, hidden),
@@ -98,5 +125,6 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
       else overrides.delete(path);
     },
     hideSingle: (resource, id) => store.hideSingle(resource, id),
+    injected: () => store.injected(),
   };
 }

@@ -100,6 +100,8 @@ export function planMutation(dataset: Dataset, options: { seed: number; share: n
   const pending = new Map<ResourceName, Map<string, View>>(MUTABLE.map((r) => [r, new Map()]));
   const ctx: MakeContext = { rng, systems: systemsOf(dataset), hosts: [], nextInstanceId: 1 + maxInstanceId(dataset) };
   const goneServers = new Set<string>();
+  // The hosts new records may name, grown in place: copying it per new server is quadratic at scale.
+  let hosts: Host[] = [];
 
   for (const resource of MUTABLE) {
     const order = dataset.order[resource];
@@ -114,13 +116,14 @@ export function planMutation(dataset: Dataset, options: { seed: number; share: n
 
     if (resource === 'servers') {
       removed.forEach((id) => goneServers.add(id));
-      ctx.hosts = order.filter((id) => !removedSet.has(id)).map((id) => hostOf(dataset.views.servers.get(id)!));
+      hosts = order.filter((id) => !removedSet.has(id)).map((id) => hostOf(dataset.views.servers.get(id)!));
+      ctx.hosts = hosts;
     }
     for (const id of freshIds(rng, order, count)) {
       if (resource === 'servers') {
         const { view, hidden } = makeServer(ctx, id);
         plan.puts.push({ resource, view, hidden });
-        ctx.hosts = [...ctx.hosts, hostOf(view)];
+        hosts.push(hostOf(view));
       } else {
         if (ctx.hosts.length === 0) break;
         const make = resource === 'applications' ? makeApplication : resource === 'databases' ? makeDatabase : makeAppserver;

@@ -62,3 +62,12 @@ export function hashString(text: string): number {
   }
   return hash >>> 0;
 }
+
+/**
+ * An independent stream for one record and one purpose. The realistic profile draws from these
+ * so that its choices depend on the record alone, never on how many records came before; the
+ * dataset's own stream, and with it the exact profile's data, stays untouched.
+ */
+export function recordRng(seed: number, resource: string, id: string, purpose: string): Rng {
+  return createRng(hashString(`${seed}\u0000${resource}\u0000${id}\u0000${purpose}`));
+}

@@ -1,11 +1,12 @@
 /**
- * Records to response bodies. The service is a Rails app: compact JSON, fields in the order the
- * spec lists them, and a weak ETag over the body. List items are derived from the single view
- * by dropping the fields the spec documents as single-only.
+ * Records to response bodies. The service is a Rails app: compact JSON and a weak ETag over the
+ * body. What a list item and a single view contain is the profile's business; this file turns
+ * them into UTF-8 JSON and joins list bodies from already encoded items.
  */
 import { createHash } from 'node:crypto';
 import { RESOURCES, type ResourceName } from '../spec/resources.js';
 import type { View } from './data.js';
+import type { Fields, Profile } from './profile.js';
 import { hashString } from './random.js';
 import { APP_OWNERS } from './vocab.js';
 
@@ -15,37 +16,16 @@ export interface Body {
   etag: string;
 }
 
-/** Wraps a JSON text as a body with a Rails-style weak ETag. */
-export function toBody(json: string): Body {
-  const data = Buffer.from(json, 'utf8');
+/** Wraps an encoded JSON text as a body with a Rails-style weak ETag. */
+export function toBody(data: Buffer): Body {
   return { data, etag: `W/"${createHash('md5').update(data).digest('hex')}"` };
-}
-
-/** The list item of a record: the single view without its single-only fields. */
-export function listItem(resource: ResourceName, view: View): Record<string, unknown> {
-  if (resource === 'servers') {
-    const { ip: _ip, ...item } = view;
-    return item;
-  }
-  if (resource === 'databases') {
-    const { servers: _servers, ...item } = view;
-    if (Array.isArray(item.instances)) {
-      item.instances = item.instances.map((instance: unknown) => {
-        if (typeof instance !== 'object' || instance === null) return instance;
-        const { config: _config, databases: _databases, ...rest } = instance as Record<string, unknown>;
-        return rest;
-      });
-    }
-    return item;
-  }
-  return view;
 }
 
 /**
  * Fields the spec does not list, as a real service grows them. They derive from the record's
  * content, so they stay byte-stable and change exactly when the record does.
  */
-export function extraFields(resource: ResourceName, view: View): Record<string, unknown> {
+export function extraFields(resource: ResourceName, view: View): Fields {
   const hash = hashString(`${resource}\u0000${JSON.stringify(view)}`);
   const updatedAt = new Date(Date.UTC(2026, 0, 1) + (hash % (365 * 86_400)) * 1000).toISOString();
   return {
@@ -56,38 +36,67 @@ export function extraFields(resource: ResourceName, view: View): Record<string, 
 }
 
 /** Appends `extra`'s fields that `record` does not already have. */
-function withExtra(record: Record<string, unknown>, extra: Record<string, unknown> | undefined): Record<string, unknown> {
+function withExtra(record: Fields, extra: Fields | undefined): Fields {
   if (!extra) return record;
   const out = { ...record };
   for (const [key, value] of Object.entries(extra)) if (!(key in out)) out[key] = value;
   return out;
 }
 
-/** A record rendered once: its list-item JSON and its single-view body. */
-export interface Rendered {
-  item: string;
-  single: Body;
-  /** The extra fields given to this record, reused when a list item gains `servers`. */
-  extra: Record<string, unknown> | undefined;
+/** Renders records the way one profile does, with or without the unlisted extra fields. */
+export class Renderer {
+  constructor(
+    private readonly profile: Profile,
+    private readonly extras: boolean,
+  ) {}
+
+  private extra(resource: ResourceName, view: View): Fields | undefined {
+    return this.extras ? extraFields(resource, view) : undefined;
+  }
+
+  /** The list item as UTF-8 JSON. */
+  item(resource: ResourceName, view: View): Buffer {
+    return Buffer.from(JSON.stringify(withExtra(this.profile.item(resource, view), this.extra(resource, view))));
+  }
+
+  /** The single-view body. */
+  single(resource: ResourceName, view: View): Body {
+    const record = withExtra(this.profile.single(resource, view), this.extra(resource, view));
+    return toBody(Buffer.from(`{${JSON.stringify(RESOURCES[resource].singular)}:${JSON.stringify(record)}}`));
+  }
+
+  /**
+   * A database list item under `include=servers`. With references, `servers` follows the
+   * documented fields as the single view has it; with list items, each server is embedded as
+   * /servers.json renders it, after all the database's fields, as a Rails `include:` serializes.
+   */
+  itemWithServers(view: View, item: Buffer, serverItem: (id: string) => Buffer | undefined): Buffer {
+    const servers = Array.isArray(view.servers) ? (view.servers as { id?: unknown }[]) : [];
+    if (this.profile.includeServers === 'references') {
+      return Buffer.from(JSON.stringify(withExtra({ ...this.profile.item('databases', view), servers }, this.extra('databases', view))));
+    }
+    const embedded = servers.flatMap((server) => (typeof server.id === 'string' ? (serverItem(server.id) ?? []) : []));
+    return joinJson(Buffer.concat([item.subarray(0, -1), Buffer.from(',"servers":[')]), embedded, ']}');
+  }
 }
 
-/** Renders one record for the list and the single endpoint. */
-export function renderRecord(resource: ResourceName, view: View, withExtras: boolean): Rendered {
-  const extra = withExtras ? extraFields(resource, view) : undefined;
-  const singular = RESOURCES[resource].singular;
-  return {
-    item: JSON.stringify(withExtra(listItem(resource, view), extra)),
-    single: toBody(`{${JSON.stringify(singular)}:${JSON.stringify(withExtra(view, extra))}}`),
-    extra,
-  };
+/** A list body from encoded items. */
+export function listBody(resource: ResourceName, items: readonly Buffer[]): Body {
+  return toBody(joinJson(`{${JSON.stringify(resource)}:[`, items, ']}'));
 }
 
-/** A database list item with `servers` after the documented fields (`include=servers`). */
-export function databaseItemWithServers(view: View, extra: Record<string, unknown> | undefined): string {
-  return JSON.stringify(withExtra({ ...listItem('databases', view), servers: view.servers ?? [] }, extra));
-}
-
-/** The list body from already rendered item JSONs. */
-export function listBody(resource: ResourceName, items: readonly string[]): Body {
-  return toBody(`{${JSON.stringify(resource)}:[${items.join(',')}]}`);
+/** head, the parts separated by commas, tail: one allocation, however many parts. */
+function joinJson(head: string | Buffer, parts: readonly Buffer[], tail: string): Buffer {
+  const headBytes = typeof head === 'string' ? Buffer.from(head) : head;
+  const tailBytes = Buffer.from(tail);
+  let length = headBytes.length + tailBytes.length + Math.max(0, parts.length - 1);
+  for (const part of parts) length += part.length;
+  const out = Buffer.allocUnsafe(length);
+  let at = headBytes.copy(out, 0);
+  parts.forEach((part, i) => {
+    if (i > 0) out[at++] = 0x2c;
+    at += part.copy(out, at);
+  });
+  tailBytes.copy(out, at);
+  return out;
 }

@@ -1,13 +1,16 @@
 /**
- * The HTTP face of the simulator on node:http: token check, forced answers and faults, then
- * routing to the store's pre-rendered bodies. Answers are built as plain replies first and
- * written in one place, so faults such as 'truncate' can act on any answer.
+ * The HTTP face of the simulator on node:http: the loopback-only control endpoint, then the
+ * workers' queue, token check, forced answers and faults, then routing to the store's bodies.
+ * Answers are built as plain replies first and written in one place, so faults such as
+ * 'truncate' can act on any answer.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isResourceName } from '../spec/resources.js';
+import { controlReply, isControlPath, isLoopback, type ControlHooks } from './control.js';
 import type { FaultDecision, FaultPlan } from './faults.js';
-import type { Body } from './render.js';
+import type { Pacer } from './pacing.js';
+import { JSON_TYPE, jsonReply, type Reply } from './reply.js';
 import type { Store } from './store.js';
 
 /** A forced answer for one path (see Upstream.override). */
@@ -23,27 +26,17 @@ export interface HandlerState {
   token: string;
   faults: () => FaultPlan;
   overrides: ReadonlyMap<string, ForcedResponse>;
+  /** Absent: requests are served at once. */
+  pacer: Pacer | undefined;
+  /** Absent: /_control paths are ordinary unknown paths. */
+  control: ControlHooks | undefined;
 }
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 const LOGIN_PAGE = Buffer.from(
   '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Sign in · Inventory</title></head>' +
     '<body><form method="post" action="/users/sign_in"><h1>Sign in</h1><input name="user[login]"><input type="password" name="user[password]">' +
     '<button type="submit">Log in</button></form></body></html>\n',
 );
-
-const jsonReply = (status: number, payload: unknown, headers: Record<string, string> = {}): Reply => ({
-  status,
-  headers: { 'Content-Type': JSON_TYPE, ...headers },
-  body: Buffer.from(JSON.stringify(payload)),
-});
 
 const LIST_PATH = /^\/([a-z_]+)\.json$/;
 // The encoded id holds no raw '/', so '/servers/a%2Fb.json' is id "a/b" and '/servers/a/b.json' is nothing.
@@ -57,9 +50,10 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
 }
 
-function bodyReply(req: IncomingMessage, body: Body): Reply {
-  if (matchesEtag(req.headers['if-none-match'], body.etag)) return { status: 304, headers: { ETag: body.etag }, body: Buffer.alloc(0) };
-  return { status: 200, headers: { 'Content-Type': JSON_TYPE, ETag: body.etag, 'Cache-Control': 'max-age=0, private, must-revalidate' }, body: body.data };
+/** 304 when If-None-Match names the ETag, else 200 with the body; the body is asked for only then. */
+function bodyReply(req: IncomingMessage, etag: string, data: () => Buffer): Reply {
+  if (matchesEtag(req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag }, body: Buffer.alloc(0) };
+  return { status: 200, headers: { 'Content-Type': JSON_TYPE, ETag: etag, 'Cache-Control': 'max-age=0, private, must-revalidate' }, body: data() };
 }
 
 /** Routes an authorized, unfaulted request to its answer. */
@@ -75,7 +69,7 @@ export function route(store: Store, req: IncomingMessage): Reply {
     const resource = list[1]!;
     if (!isResourceName(resource)) return notFound;
     const answer = store.list(resource, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
-    return 'error' in answer ? jsonReply(400, { error: answer.error }) : bodyReply(req, answer);
+    return 'error' in answer ? jsonReply(400, { error: answer.error }) : bodyReply(req, answer.etag, () => answer.data);
   }
   const single = SINGLE_PATH.exec(path);
   if (single) {
@@ -87,8 +81,9 @@ export function route(store: Store, req: IncomingMessage): Reply {
     } catch {
       return notFound;
     }
-    const body = store.single(resource, id);
-    return body ? bodyReply(req, body) : notFound;
+    // A conditional re-fetch is settled on the kept ETag, without rendering the body again.
+    const etag = store.singleEtag(resource, id);
+    return etag === undefined ? notFound : bodyReply(req, etag, () => store.single(resource, id)!.data);
   }
   return notFound;
 }
@@ -145,9 +140,8 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
     }
   };
 
-  const server = createServer((req, res) => {
-    requests += 1;
-    req.on('error', () => res.destroy());
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    if (res.destroyed) return;
     if (!authorized(req.headers['x-api-token'])) return send(req, res, jsonReply(401, { error: 'unauthorized' }));
     const url = req.url ?? '/';
     const forced = state.overrides.get(url);
@@ -155,6 +149,18 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
     const fault = state.faults().draw(url);
     if (fault) return faulted(req, res, fault);
     send(req, res, route(state.store, req));
+  };
+
+  const server = createServer((req, res) => {
+    req.on('error', () => res.destroy());
+    const url = req.url ?? '/';
+    // Control requests skip the queue, the token and the faults: they must work on a failing service. Only this machine may send them.
+    if (state.control && isControlPath(url.split('?')[0]!)) {
+      return send(req, res, isLoopback(req.socket.remoteAddress) ? controlReply(req.method, url, state.control) : jsonReply(404, { error: 'not found' }));
+    }
+    requests += 1;
+    if (!state.pacer) return serve(req, res);
+    if (!state.pacer.admit(() => serve(req, res))) send(req, res, jsonReply(503, { error: 'service unavailable: too many requests waiting' }, { 'Retry-After': '1' }));
   });
   server.keepAliveTimeout = 10_000;
   server.headersTimeout = 15_000;
@@ -165,6 +171,7 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
     cancelPending() {
       for (const timer of pending) clearTimeout(timer);
       pending.clear();
+      state.pacer?.cancel();
     },
   };
 }

@@ -1,13 +1,18 @@
 /**
- * The dataset with its rendered bodies. Every record's list item and single body are rendered
- * once up front and again only when that record changes; full lists are joined lazily and
- * filtered lists are cached per normalized query until the data changes.
+ * The dataset and its answers. Bodies are rendered when first asked for, not at start, so a big
+ * inventory starts fast: list items are kept once rendered (every list and filter reuses them),
+ * single views live in a bounded cache while their ETags are kept apart (a conditional re-fetch
+ * renders nothing), full lists are kept until their resource changes, and filtered lists per
+ * normalized query within a byte budget.
  */
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { addRecord, type Dataset, type ServerHidden, type SystemHidden, type View } from './data.js';
+import { ByteLru } from './cache.js';
+import { addRecord, removeId, type Dataset, type ServerHidden, type SystemHidden, type View } from './data.js';
 import { evaluateQuery, normalizeQuery } from './filters.js';
+import { computeInjected, type InjectedReport } from './injected.js';
 import { planMutation, type MutationReport } from './mutate.js';
-import { databaseItemWithServers, listBody, renderRecord, type Body, type Rendered } from './render.js';
+import type { Profile } from './profile.js';
+import { listBody, Renderer, type Body } from './render.js';
 
 /** Hidden attributes a caller may give with putRecord; unknown ones stay unknown. */
 export type HiddenAttributes = Partial<ServerHidden> & Partial<SystemHidden>;
@@ -17,6 +22,10 @@ export type ListAnswer = Body | { error: string };
 
 /** Filtered lists are kept up to this many bytes, least recently used dropped first. */
 const FILTER_CACHE_BYTES = 128 * 1024 * 1024;
+/** Single views kept: all of them at the default scales, the most recent ones at 200 000 servers. */
+const SINGLE_CACHE_BYTES = 96 * 1024 * 1024;
+/** What an error answer counts for in the filter cache, so that malformed queries cannot pile up without bound. */
+const ERROR_ANSWER_BYTES = 256;
 
 const UNKNOWN_SERVER: ServerHidden = {
   siteId: null,
@@ -31,27 +40,33 @@ const UNKNOWN_SERVER: ServerHidden = {
   osId: null,
 };
 
+const perResource = <T>(make: () => T): Record<ResourceName, T> => Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make()])) as Record<ResourceName, T>;
+
 /** The simulated service's state and its answers. */
 export class Store {
-  private readonly rendered: Record<ResourceName, Map<string, Rendered>>;
+  private readonly renderer: Renderer;
+  private readonly items = perResource(() => new Map<string, Buffer>());
+  private readonly etags = perResource(() => new Map<string, string>());
+  private readonly singles = new ByteLru<Body>(SINGLE_CACHE_BYTES, (body) => body.data.length);
+  /** Part of every single-cache key: bumping it retires a whole resource's cached views, which then age out. */
+  private readonly generations = perResource(() => 0);
   private readonly lists = new Map<ResourceName, Body>();
-  private readonly filtered = new Map<string, ListAnswer>();
-  private filteredBytes = 0;
-  private readonly hiddenSingles: Record<ResourceName, Set<string>>;
+  private readonly filtered = new ByteLru<ListAnswer>(FILTER_CACHE_BYTES, (answer) => ('data' in answer ? answer.data.length : ERROR_ANSWER_BYTES));
+  private readonly hiddenSingles = perResource(() => new Set<string>());
   private mutations = 0;
+  /** The last injected() report, until the data changes: it looks at every record, seconds at 200 000 servers. */
+  private report: InjectedReport | undefined;
+  /** Logical time of saves: one tick per putRecord and per mutation batch. */
+  private clock = 0;
 
+  /** Takes ownership of a freshly generated dataset: its records enter through the profile. */
   constructor(
     readonly dataset: Dataset,
-    private readonly extraFields: boolean,
+    private readonly profile: Profile,
+    extraFields: boolean,
   ) {
-    this.rendered = {} as Store['rendered'];
-    this.hiddenSingles = {} as Store['hiddenSingles'];
-    for (const resource of RESOURCE_NAMES) {
-      const out = new Map<string, Rendered>();
-      for (const [id, view] of dataset.views[resource]) out.set(id, renderRecord(resource, view, extraFields));
-      this.rendered[resource] = out;
-      this.hiddenSingles[resource] = new Set();
-    }
+    this.renderer = new Renderer(profile, extraFields);
+    for (const resource of RESOURCE_NAMES) for (const view of dataset.views[resource].values()) profile.admit(resource, view);
   }
 
   /** Record counts per resource. */
@@ -62,7 +77,22 @@ export class Store {
   /** The single-view body, or undefined for an unknown or hidden id. */
   single(resource: ResourceName, id: string): Body | undefined {
     if (this.hiddenSingles[resource].has(id)) return undefined;
-    return this.rendered[resource].get(id)?.single;
+    const view = this.dataset.views[resource].get(id);
+    if (!view) return undefined;
+    const key = `${resource}#${this.generations[resource]}/${id}`;
+    let body = this.singles.get(key);
+    if (!body) {
+      body = this.renderer.single(resource, view);
+      this.singles.set(key, body);
+      this.etags[resource].set(id, body.etag);
+    }
+    return body;
+  }
+
+  /** The single view's ETag, rendering only when it is not known yet; undefined for an unknown or hidden id. */
+  singleEtag(resource: ResourceName, id: string): string | undefined {
+    if (this.hiddenSingles[resource].has(id)) return undefined;
+    return this.etags[resource].get(id) ?? this.single(resource, id)?.etag;
   }
 
   /** The list body for a query string. */
@@ -71,57 +101,69 @@ export class Store {
     if (query.key === '') return this.fullList(resource);
     const cacheKey = `${resource}?${query.key}`;
     const cached = this.filtered.get(cacheKey);
-    if (cached) {
-      this.filtered.delete(cacheKey);
-      this.filtered.set(cacheKey, cached);
-      return cached;
-    }
-    const result = evaluateQuery(this.dataset, resource, query);
+    if (cached) return cached;
+    const result = evaluateQuery(this.dataset, resource, query, (view, field) => this.profile.listValue(resource, view, field));
     let answer: ListAnswer;
     if (!result.ok) {
       answer = { error: `invalid value for ${result.param}: ${result.message}` };
+    } else if (result.includeServers) {
+      const views = this.dataset.views;
+      const serverItem = (id: string): Buffer | undefined => (views.servers.has(id) ? this.item('servers', id) : undefined);
+      answer = listBody(resource, result.ids.map((id) => this.renderer.itemWithServers(views.databases.get(id)!, this.item('databases', id), serverItem)));
     } else {
-      const rendered = this.rendered[resource];
-      const items = result.includeServers
-        ? result.ids.map((id) => databaseItemWithServers(this.dataset.views.databases.get(id)!, rendered.get(id)!.extra))
-        : result.ids.map((id) => rendered.get(id)!.item);
-      answer = listBody(resource, items);
+      answer = listBody(resource, result.ids.map((id) => this.item(resource, id)));
     }
-    this.remember(cacheKey, answer);
+    this.filtered.set(cacheKey, answer);
     return answer;
+  }
+
+  /** What the profile put into the data that the API document does not promise, as found in the current records. */
+  injected(): InjectedReport {
+    this.report ??= computeInjected(this.dataset, this.profile);
+    return structuredClone(this.report);
+  }
+
+  private item(resource: ResourceName, id: string): Buffer {
+    let item = this.items[resource].get(id);
+    if (!item) {
+      item = this.renderer.item(resource, this.dataset.views[resource].get(id)!);
+      this.items[resource].set(id, item);
+    }
+    return item;
   }
 
   private fullList(resource: ResourceName): Body {
     let body = this.lists.get(resource);
     if (!body) {
-      const rendered = this.rendered[resource];
-      body = listBody(resource, this.dataset.order[resource].map((id) => rendered.get(id)!.item));
+      body = listBody(resource, this.dataset.order[resource].map((id) => this.item(resource, id)));
       this.lists.set(resource, body);
     }
     return body;
   }
 
-  private remember(key: string, answer: ListAnswer): void {
-    const size = 'data' in answer ? answer.data.length : 0;
-    if (size > FILTER_CACHE_BYTES) return;
-    this.filtered.set(key, answer);
-    this.filteredBytes += size;
-    for (const [oldKey, old] of this.filtered) {
-      if (this.filteredBytes <= FILTER_CACHE_BYTES) break;
-      this.filtered.delete(oldKey);
-      this.filteredBytes -= 'data' in old ? old.data.length : 0;
-    }
-  }
-
-  private changed(resource: ResourceName): void {
+  private changed(resource: ResourceName, id: string): void {
+    this.items[resource].delete(id);
+    this.etags[resource].delete(id);
+    this.singles.delete(`${resource}#${this.generations[resource]}/${id}`);
     this.lists.delete(resource);
+    for (const dependent of this.profile.dependents(resource)) {
+      this.items[dependent].clear();
+      this.etags[dependent].clear();
+      this.generations[dependent] += 1;
+      this.lists.delete(dependent);
+    }
     // Hidden server and system attributes feed other resources' filters too, so drop every cached query.
     this.filtered.clear();
-    this.filteredBytes = 0;
+    this.report = undefined;
   }
 
-  /** Adds or replaces a record given as its single view. */
+  /** Adds or replaces a record given as its single view; its values are kept as given. */
   put(resource: ResourceName, record: View, hidden?: HiddenAttributes): void {
+    this.clock += 1;
+    this.save(resource, record, hidden);
+  }
+
+  private save(resource: ResourceName, record: View, hidden?: HiddenAttributes): void {
     if (typeof record.id !== 'string' || record.id === '') throw new TypeError(`putRecord(${resource}): id must be a non-empty string`);
     const view = resource === 'databases' && !Array.isArray(record.servers) ? { ...record, servers: this.serversNamed(record.server_names) } : record;
     if (resource === 'servers') {
@@ -132,19 +174,17 @@ export class Store {
       this.dataset.systems.set(view.id, { parentId: hidden?.parentId ?? this.dataset.systems.get(view.id)?.parentId ?? null });
     }
     addRecord(this.dataset, resource, view);
-    this.rendered[resource].set(view.id, renderRecord(resource, view, this.extraFields));
-    this.changed(resource);
+    this.profile.touch(resource, view.id, this.clock);
+    this.changed(resource, view.id);
   }
 
   /** Removes a record; references to it elsewhere are left as they are. */
   remove(resource: ResourceName, id: string): boolean {
     if (!this.dataset.views[resource].delete(id)) return false;
-    const order = this.dataset.order[resource];
-    order.splice(order.indexOf(id), 1);
-    this.rendered[resource].delete(id);
+    removeId(this.dataset.order[resource], id);
     if (resource === 'servers') this.dataset.servers.delete(id);
     if (resource === 'operating_systems') this.dataset.systems.delete(id);
-    this.changed(resource);
+    this.changed(resource, id);
     return true;
   }
 
@@ -156,9 +196,11 @@ export class Store {
   /** Applies a deterministic batch of changes; without a seed, each call draws a new batch. */
   mutate(options: { seed?: number; share?: number }): MutationReport {
     this.mutations += 1;
+    this.clock += 1;
     const plan = planMutation(this.dataset, { seed: options.seed ?? this.mutations, share: options.share ?? 0.01 });
     for (const { resource, id } of plan.removes) this.remove(resource, id);
-    for (const { resource, view, hidden } of plan.puts) this.put(resource, view, hidden);
+    // New and changed records enter as generated ones do, so they carry the profile's quirks at the same rates.
+    for (const { resource, view, hidden } of plan.puts) this.save(resource, this.profile.admit(resource, view), hidden);
     return plan.report;
   }
 

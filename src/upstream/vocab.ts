@@ -133,3 +133,12 @@ export const RUNTIME_XMX = ['1g', '2048m', '4g', '8G'] as const;
 
 export const ENVIRONMENTS = ['production', 'staging', 'development', 'recette', 'Qualification'] as const;
 export const BACKUP_POLICIES = ['daily', 'weekly', 'none'] as const;
+
+/** Maintainers by position: maintainer id 101 is the first. */
+export const MAINTAINERS = [
+  'Camille Durand', 'Jonas Müller', 'Aiko Tanaka', 'Léa Fournier', 'Piotr Nowak', 'Sofia Rossi', 'Mathis Lefèvre', 'Anna Schröder',
+  'Kenji Watanabe', 'Inès Moreau', 'Lukas Becker', 'Chloé Girard', 'Marta Kowalska', 'Hugo Lambert', 'Emma Wagner', 'Noé Bonnet',
+  'Yuki Sato', 'Zoé Mercier', 'Felix Hoffmann', 'Jeanne Roux', 'Ola Nordmann', 'Ana Souza', 'Björn Lindqvist', 'Élodie Faure', 'Tomás Álvarez',
+] as const;
+
+export const INTERFACE_NAMES = ['eth0', 'eth1', 'ens192', 'bond0', 'mgmt0'] as const;

@@ -9,7 +9,7 @@ export const TOKEN = 'test-token-5f2c9a7e41d8';
 
 /** A running simulated service with the test token, for the file's tests (call at the top level). */
 export async function useUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
-  const upstream = await startUpstream({ token: TOKEN, scale: 60, ...options });
+  const upstream = await startUpstream({ token: TOKEN, scale: 60, profile: 'exact', ...options });
   afterAll(() => upstream.close());
   return upstream;
 }

@@ -38,7 +38,7 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   const scale = options.scale ?? 120;
   const data = generateDataset(seed, scale);
   const filters = configuredValues(data);
-  const upstream = await startUpstream({ token: TOKEN, seed, scale });
+  const upstream = await startUpstream({ token: TOKEN, seed, scale, profile: 'exact' });
   const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
   const sync = async (): Promise<void> => {
     await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } });

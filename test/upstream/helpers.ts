@@ -8,7 +8,7 @@ export const TOKEN = 'test-token-5e3c1a';
 export function useUpstream(options: Partial<UpstreamOptions> = {}): { current: Upstream } {
   const holder = {} as { current: Upstream };
   beforeAll(async () => {
-    holder.current = await startUpstream({ token: TOKEN, scale: 50, ...options });
+    holder.current = await startUpstream({ token: TOKEN, scale: 50, profile: 'exact', ...options });
   });
   afterAll(async () => {
     await holder.current?.close();

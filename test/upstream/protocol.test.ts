@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/upstream/index.js';
@@ -83,7 +84,7 @@ describe('determinism and extra fields', () => {
   const paths = ['/servers.json', '/databases.json', '/databases/3.json', '/appservers.json', '/applications.json', '/operating_systems.json', '/servers.json?by_system=2'];
 
   it('the same seed gives byte-identical bodies; another seed gives other data', async () => {
-    const [a, b, c] = await Promise.all([startUpstream({ token: TOKEN, seed: 11, scale: 40 }), startUpstream({ token: TOKEN, seed: 11, scale: 40 }), startUpstream({ token: TOKEN, seed: 12, scale: 40 })]);
+    const [a, b, c] = await Promise.all([startUpstream({ token: TOKEN, profile: 'exact', seed: 11, scale: 40 }), startUpstream({ token: TOKEN, profile: 'exact', seed: 11, scale: 40 }), startUpstream({ token: TOKEN, profile: 'exact', seed: 12, scale: 40 })]);
     try {
       for (const path of paths) {
         const [ta, tb, tc] = await Promise.all([a, b, c].map(async (u) => (await get(u, path)).text()));
@@ -95,9 +96,24 @@ describe('determinism and extra fields', () => {
     }
   });
 
+  it('the exact profile renders byte for byte as before profiles existed', async () => {
+    // The digest was taken from the service before the realistic profile was added (ETags included).
+    const exact = await startUpstream({ token: TOKEN, profile: 'exact', seed: 5, scale: 40 });
+    try {
+      const hash = createHash('sha256');
+      for (const path of ['/servers.json', '/servers/1000.json', '/databases.json?include=servers', '/databases/1.json', '/appservers.json', '/appservers/1.json', '/operating_systems.json', '/applications.json', '/servers.json?by_system=2']) {
+        const res = await get(exact, path);
+        hash.update(`${path} ${res.headers.get('etag')} ${await res.text()}\n`);
+      }
+      expect(hash.digest('hex')).toBe('b008d66c2bdd2071abaaee823c2d7fe29d38ee24b6e87f16435312b0cf27362a');
+    } finally {
+      await exact.close();
+    }
+  });
+
   it('extraFields adds unlisted fields to every record, list and single, after the documented ones', async () => {
-    const plain = await startUpstream({ token: TOKEN, seed: 5, scale: 20 });
-    const extra = await startUpstream({ token: TOKEN, seed: 5, scale: 20, extraFields: true });
+    const plain = await startUpstream({ token: TOKEN, profile: 'exact', seed: 5, scale: 20 });
+    const extra = await startUpstream({ token: TOKEN, profile: 'exact', seed: 5, scale: 20, extraFields: true });
     try {
       for (const path of ['/servers.json', '/servers/1000.json', '/databases.json?include=servers', '/databases/1.json', '/operating_systems.json', '/applications.json', '/appservers/1.json']) {
         const [p, e] = await Promise.all([plain, extra].map(async (u) => (await get(u, path)).json() as Promise<Record<string, unknown>>));

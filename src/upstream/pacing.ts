@@ -1,0 +1,74 @@
+/**
+ * A slow, shared service: each request takes a service time (mean `latencyMs`, jittered from a
+ * seeded stream so that runs replay alike) and holds one of `workers` meanwhile; the others wait
+ * in a queue, and once more than QUEUE_PER_WORKER × workers wait, the service answers 503 with
+ * Retry-After, as an overloaded app server behind its proxy does.
+ */
+import { createRng } from './random.js';
+
+/** How slow and how narrow the service is; both off by default. */
+export interface PacingOptions {
+  /** Mean service time per request in milliseconds (default 0). */
+  latencyMs?: number;
+  /** Requests served at once (default unlimited). */
+  workers?: number;
+}
+
+/** Requests that may wait per worker before the service refuses more. */
+export const QUEUE_PER_WORKER = 4;
+
+/** Admits requests to the workers. */
+export interface Pacer {
+  /** Calls `serve` once the request has had a worker for its service time; false when the queue is full. */
+  admit(serve: () => void): boolean;
+  /** Drops the timers and the waiting requests (the server is closing). */
+  cancel(): void;
+}
+
+/** Checks pacing options; a bad value is a RangeError naming the option. */
+export function checkPacingOptions(options: PacingOptions): void {
+  const { latencyMs, workers } = options;
+  if (latencyMs !== undefined && !(Number.isInteger(latencyMs) && latencyMs >= 0)) throw new RangeError(`latencyMs must be a non-negative integer, got ${latencyMs}`);
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+}
+
+/** A pacer, or undefined when neither option is set (requests are then served at once, as before). */
+export function createPacer(options: PacingOptions, seed: number): Pacer | undefined {
+  checkPacingOptions(options);
+  const latencyMs = options.latencyMs ?? 0;
+  const workers = options.workers ?? Number.POSITIVE_INFINITY;
+  if (latencyMs === 0 && workers === Number.POSITIVE_INFINITY) return undefined;
+  const rng = createRng(seed);
+  const waiting: (() => void)[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let busy = 0;
+
+  // Uniform between half and one and a half times the mean.
+  const serviceTime = (): number => (latencyMs === 0 ? 0 : Math.round(latencyMs * (0.5 + rng.next())));
+  const start = (serve: () => void): void => {
+    busy += 1;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      busy -= 1;
+      serve();
+      const next = waiting.shift();
+      if (next) start(next);
+    }, serviceTime());
+    timers.add(timer);
+  };
+
+  return {
+    admit(serve) {
+      if (busy < workers) start(serve);
+      else if (waiting.length < workers * QUEUE_PER_WORKER) waiting.push(serve);
+      else return false;
+      return true;
+    },
+    cancel() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      waiting.length = 0;
+      busy = 0;
+    },
+  };
+}

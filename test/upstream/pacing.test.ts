@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+import { checkPacingOptions, createPacer, QUEUE_PER_WORKER } from '../../src/upstream/pacing.js';
+import { get, TOKEN } from './helpers.js';
+
+describe('pacer', () => {
+  it('is off unless latency or workers are set; bad values are RangeErrors naming the option', () => {
+    expect(createPacer({}, 1)).toBeUndefined();
+    expect(createPacer({ latencyMs: 0 }, 1)).toBeUndefined();
+    expect(() => checkPacingOptions({ latencyMs: -1 })).toThrow(/latencyMs/);
+    expect(() => checkPacingOptions({ latencyMs: 1.5 })).toThrow(/latencyMs/);
+    expect(() => checkPacingOptions({ workers: 0 })).toThrow(/workers/);
+  });
+
+  it('holds one request per worker and 4 waiting per worker, refusing beyond', () => {
+    const pacer = createPacer({ latencyMs: 5, workers: 2 }, 1)!;
+    const admitted = Array.from({ length: 12 }, () => pacer.admit(() => undefined));
+    expect(admitted).toEqual([...Array<boolean>(2 + 2 * QUEUE_PER_WORKER).fill(true), false, false]);
+    pacer.cancel();
+  });
+
+  it('with one worker, serves the waiting requests one after another in their order, then admits again', async () => {
+    const pacer = createPacer({ latencyMs: 5, workers: 1 }, 1)!;
+    const served: number[] = [];
+    await new Promise<void>((resolve) => {
+      const serve = (n: number) => (): void => {
+        served.push(n);
+        if (served.length === QUEUE_PER_WORKER + 1) resolve();
+      };
+      for (let n = 0; n <= QUEUE_PER_WORKER; n++) expect(pacer.admit(serve(n))).toBe(true);
+      expect(pacer.admit(() => undefined)).toBe(false);
+    });
+    expect(served).toEqual([0, 1, 2, 3, 4]);
+    expect(pacer.admit(() => undefined)).toBe(true);
+    pacer.cancel();
+  });
+});
+
+describe('slow, shared service over HTTP', () => {
+  async function burst(upstream: Upstream, n: number): Promise<Response[]> {
+    return Promise.all(Array.from({ length: n }, () => get(upstream, '/operating_systems.json')));
+  }
+
+  it('queues what a worker cannot take yet, and answers 503 with Retry-After: 1 once the queue is full', async () => {
+    const upstream = await startUpstream({ token: TOKEN, scale: 10, latencyMs: 40, workers: 1 });
+    try {
+      // One worker and its queue hold 1 + 4 requests: however they arrive, none is refused.
+      const held = await burst(upstream, 1 + QUEUE_PER_WORKER);
+      expect(held.map((r) => r.status)).toEqual(Array(1 + QUEUE_PER_WORKER).fill(200));
+      // Twenty at once overflow it unless they trickle in slower than the service; try a few bursts.
+      let refused: Response[] = [];
+      for (let attempt = 0; attempt < 5 && refused.length === 0; attempt++) {
+        const answers = await burst(upstream, 20);
+        refused = answers.filter((r) => r.status === 503);
+        for (const answer of answers) expect([200, 503]).toContain(answer.status);
+      }
+      expect(refused.length).toBeGreaterThan(0);
+      for (const answer of refused) {
+        expect(answer.headers.get('retry-after')).toBe('1');
+        expect(((await answer.json()) as { error: string }).error).toMatch(/service unavailable/);
+      }
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('latency alone delays but refuses nothing', async () => {
+    const upstream = await startUpstream({ token: TOKEN, scale: 10, latencyMs: 20 });
+    try {
+      expect((await burst(upstream, 20)).map((r) => r.status)).toEqual(Array(20).fill(200));
+    } finally {
+      await upstream.close();
+    }
+  });
+});
