@@ -43,8 +43,8 @@ describe('sync --git (built CLI)', () => {
     const message = git(repo, 'log', '-1', '--format=%B');
     const s = mutation;
     expect(message.split('\n')[0]).toContain(`servers +${s.added.servers.length} -${s.removed.servers.length} ~${s.changed.servers.length}`);
-    for (const id of s.changed.servers) expect(message).toContain(`~ servers ${id}: `);
-    for (const id of s.removed.servers) expect(message).toContain(`- servers ${id}\n`);
+    for (const id of s.changed.servers) expect(message).toMatch(new RegExp(`^~ servers ${id} \\(.+\\): `, "m"));
+    for (const id of s.removed.servers) expect(message).toMatch(new RegExp(`^- servers ${id} \\(.+\\)$`, "m"));
     const changedFiles = git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort();
     // Every changed record file is in the commit, and every file of the commit is one the sync rewrote or removed.
     for (const r of ['servers', 'applications', 'databases', 'appservers'] as const) {

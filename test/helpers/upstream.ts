@@ -1,6 +1,7 @@
 /**
  * The simulated service for tests, always closed: `useUpstream` for a whole test file (closed
  * after its tests), `withUpstream` inside one test (closed when that test finishes, pass or fail).
+ * Both render the spec-exact profile unless a test asks for `profile: 'realistic'`.
  */
 import { afterAll, onTestFinished } from 'vitest';
 import { startUpstream, type Upstream, type UpstreamOptions } from '../../src/upstream/index.js';
@@ -16,7 +17,7 @@ export async function useUpstream(options: Partial<UpstreamOptions> = {}): Promi
 
 /** A running simulated service with the test token, for the current test only (call inside it). */
 export async function withUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
-  const upstream = await startUpstream({ token: TOKEN, scale: 60, ...options });
+  const upstream = await startUpstream({ token: TOKEN, scale: 60, profile: 'exact', ...options });
   onTestFinished(() => upstream.close());
   return upstream;
 }
