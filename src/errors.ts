@@ -71,3 +71,10 @@ export class VerifyError extends MirrorError {
     this.problems = problems;
   }
 }
+
+/** An archive that is malformed or holds something a snapshot never does. */
+export class ArchiveError extends MirrorError {
+  constructor(file: string, message: string, options: { cause?: unknown } = {}) {
+    super('E_ARCHIVE', `${file}: ${message}`, options);
+  }
+}
