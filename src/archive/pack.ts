@@ -17,6 +17,7 @@ import { parseManifest, sha256 } from '../publish/manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { readSigned } from '../sign/folder.js';
+import { fsFailure } from '../util/fs-failure.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { ARCHIVE_END, entryHeader, entryOrder, entryPadding } from './entries.js';
 
@@ -75,6 +76,8 @@ export async function packSnapshot(options: PackOptions): Promise<PackResult> {
     await fs.rename(tmp, out);
     const bytes = (await fs.stat(out)).size;
     return { files: paths.length, bytes, signed: inMemory.has(SIGNATURE_FILE) };
+  } catch (error) {
+    throw fsFailure(error, `cannot pack ${dir} into ${out}`) ?? error;
   } finally {
     await fs.rm(tmp, { force: true });
     await lock.release();

@@ -11,7 +11,7 @@ import { finished } from 'node:stream/promises';
 import { Parser, type ReadEntry } from 'tar';
 import { ArchiveError } from '../errors.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
-import { entryProblem } from './entries.js';
+import { entryProblem, placementProblem } from './entries.js';
 import { feedTarStream } from './stream.js';
 
 export { ArchiveError };
@@ -47,6 +47,9 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
     failure ??= error;
     stop.abort();
   };
+
+  /** Every folder the file entries need, with the first entry needing it. */
+  const folders = new Map<string, string>();
 
   /** The manifest's and signature's reading, which every later entry's sink waits for. */
   const heads: Promise<void>[] = [];
@@ -101,6 +104,9 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
       }
       // A second entry under one name would silently replace the first one's bytes.
       if (contents.files.has(path)) fail(new ArchiveError(file, `entry ${JSON.stringify(path)} appears twice; refusing the archive`));
+      // Nor can a path be a file and a folder: whichever came second could not be written.
+      const misplaced = failure ? undefined : placementProblem(path, contents.files, folders);
+      if (misplaced) fail(new ArchiveError(file, `${misplaced}; refusing the archive`));
       if (failure) {
         entry.resume();
         return;

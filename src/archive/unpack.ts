@@ -20,6 +20,7 @@ import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, SIGNATURE_FILE } from '
 import { SnapshotWriter } from '../publish/writer.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signatureProblem } from '../sign/signature.js';
+import { fsFailure } from '../util/fs-failure.js';
 import { verifyFolder } from '../verify/verify.js';
 import { compareArchive, reportLines } from './check.js';
 import { ArchiveError, readArchive, type ArchiveContents } from './read.js';
@@ -59,11 +60,29 @@ async function inspectTarget(dir: string): Promise<Target> {
   return { kind: 'snapshot', lock };
 }
 
-/** Unpacks, checks and places the archive's snapshot. */
+/** Unpacks, checks and places the archive's snapshot; what the file system refuses is one line. */
 export async function unpackArchive(options: UnpackOptions): Promise<UnpackResult> {
+  const parent = dirname(options.dir);
+  let made: string | undefined;
+  try {
+    made = await fs.mkdir(parent, { recursive: true });
+    return await unpackInto(options, parent);
+  } catch (error) {
+    // Folders made for the target go when nothing lands in them.
+    if (made) await removeEmptyFolders(parent, made);
+    throw fsFailure(error, `cannot unpack into ${options.dir}`) ?? error;
+  }
+}
+
+/** Removes `from` and the folders above it up to `to` while they are empty. */
+async function removeEmptyFolders(from: string, to: string): Promise<void> {
+  for (let at = from; ; at = dirname(at)) {
+    if (!(await fs.rmdir(at).then(() => true, () => false)) || at === to || at === dirname(at)) return;
+  }
+}
+
+async function unpackInto(options: UnpackOptions, parent: string): Promise<UnpackResult> {
   const { file, dir } = options;
-  const parent = dirname(dir);
-  await fs.mkdir(parent, { recursive: true });
   const target = await inspectTarget(dir);
   const tmp = await fs.mkdtemp(join(parent, `.${basename(dir)}.unpack-`));
   try {

@@ -11,12 +11,12 @@ export interface CliResult {
 }
 
 /** Runs `inventory-mirror ...args`; env is added to a minimal environment (no inherited token). */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
+      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, uid: options.uid, gid: options.gid },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
