@@ -58,14 +58,16 @@ export function browserData(files: ReadonlyMap<string, Buffer>): Map<string, str
       ids: records.map((r) => r.id),
       names: records.map((r) => (typeof r.name === 'string' ? r.name : String(r.id))),
     };
-    const grouped: Record<string, unknown>[] = Array.from({ length: buckets }, () => ({}));
+    // Null-prototype buckets: an id such as "__proto__" is then a key like any other.
+    const grouped: Record<string, unknown>[] = Array.from({ length: buckets }, () => Object.create(null) as Record<string, unknown>);
     for (const item of records) {
       const id = item.id as string;
       const single = decodeJson(files.get(recordFile(resource, id)));
       const record = isPlainObject(single) && isPlainObject(single[RESOURCES[resource].singular]) ? single[RESOURCES[resource].singular] : item;
       grouped[bucketOf(id, buckets)]![id] = record;
     }
-    grouped.forEach((records, n) => out.set(bucketFile(resource, n), `IM_RECORDS(${JSON.stringify(resource)},${n},${JSON.stringify(records)});\n`));
+    // Through JSON.parse, not as an object literal, where a "__proto__" key would set the prototype.
+    grouped.forEach((records, n) => out.set(bucketFile(resource, n), `IM_RECORDS(${JSON.stringify(resource)},${n},JSON.parse(${JSON.stringify(JSON.stringify(records))}));\n`));
   }
   // Links by position in the servers list: an appserver's server, a database's servers.
   const links = {

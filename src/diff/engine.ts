@@ -115,8 +115,9 @@ export function diffValues(before: unknown, after: unknown, path = ''): FieldCha
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
     return keys.flatMap((key) => {
       const sub = childPath(path, key);
-      if (!(key in after)) return [{ path: sub, old: before[key] }];
-      if (!(key in before)) return [{ path: sub, new: after[key] }];
+      // Own properties only: `key in` would find `constructor` or `toString` on every object.
+      if (!Object.hasOwn(after, key)) return [{ path: sub, old: before[key] }];
+      if (!Object.hasOwn(before, key)) return [{ path: sub, new: after[key] }];
       return diffValues(before[key], after[key], sub);
     });
   }
@@ -143,6 +144,8 @@ export function buildChangeSet(paths: PathChanges, before: ReadonlyMap<string, B
   for (const resource of RESOURCE_NAMES) {
     const p = paths[resource];
     const changes: ResourceChanges = { added: [], removed: [], changed: [], fields: {} };
+    // Keyed by id in a Map: an id such as "__proto__" assigned into a plain object would set its prototype.
+    const fields = new Map<string, FieldChange[]>();
     for (const path of p.added) changes.added.push(idOf(resource, path, decodeJson(after.get(path))));
     for (const path of p.removed) changes.removed.push(idOf(resource, path, decodeJson(before.get(path))));
     for (const path of p.changed) {
@@ -150,12 +153,13 @@ export function buildChangeSet(paths: PathChanges, before: ReadonlyMap<string, B
       const next = decodeJson(after.get(path));
       const id = idOf(resource, path, next ?? old);
       changes.changed.push(id);
-      changes.fields[id] = diffValues(recordOf(resource, old), recordOf(resource, next));
+      fields.set(id, diffValues(recordOf(resource, old), recordOf(resource, next)));
     }
     changes.added.sort(compareIds);
     changes.removed.sort(compareIds);
     changes.changed.sort(compareIds);
-    changes.fields = Object.fromEntries(changes.changed.map((id) => [id, changes.fields[id]!]));
+    // fromEntries defines own properties, "__proto__" included.
+    changes.fields = Object.fromEntries(changes.changed.map((id) => [id, fields.get(id)!]));
     out[resource] = changes;
   }
   return out;

@@ -27,7 +27,8 @@ export function countRecords(paths: Iterable<string>): Record<ResourceName, numb
   const counts = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 0])) as Record<ResourceName, number>;
   for (const path of paths) {
     const match = /^([a-z_]+)\/[^/]+\.json$/.exec(path);
-    if (match && match[1]! in counts) counts[match[1] as ResourceName]++;
+    // Own keys only: `in` would count "constructor/x.json" into Object.prototype's constructor.
+    if (match && Object.hasOwn(counts, match[1]!)) counts[match[1] as ResourceName]++;
   }
   return counts;
 }
