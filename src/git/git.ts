@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { dirname, relative } from 'node:path';
 import fs from 'fs-extra';
 import { MirrorError, ConfigError } from '../errors.js';
+import { childEnv } from '../util/child-env.js';
 
 /** Who commits when neither git.author nor the repository's own identity says. */
 export const DEFAULT_AUTHOR = 'inventory-mirror <inventory-mirror@localhost>';
@@ -19,7 +20,7 @@ interface GitOutput {
 /** Runs git; resolves with the exit code instead of rejecting, so callers decide what is an error. */
 function git(cwd: string, args: string[]): Promise<GitOutput> {
   return new Promise((resolvePromise, reject) => {
-    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout, stderr) => {
+    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: childEnv({ GIT_TERMINAL_PROMPT: '0' }) }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') return reject(new ConfigError('--git: the git command was not found; install git or drop --git (config git.commit)'));
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolvePromise({ code, stdout: String(stdout), stderr: String(stderr) });
