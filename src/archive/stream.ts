@@ -43,7 +43,7 @@ export async function feedTarStream(file: string, parser: Parser, signal: AbortS
       throw error;
     },
   );
-  const gunzip = createGunzip();
+  const gunzip = createGunzip({ chunkSize: 64 * 1024 });
   let eof = false;
   parser.on('eof', () => {
     eof = true;
