@@ -208,6 +208,12 @@ const FS_PROBLEMS: Record<string, string> = {
   EXDEV: 'cannot be renamed across file systems',
 };
 
+/** A filesystem error while `doing` something as a DiskError (exit 1) naming the path; undefined for any other error. */
+export function fsFailure(error: unknown, doing: string): DiskError | undefined {
+  const described = describeFsError(error);
+  return described === undefined ? undefined : new DiskError(`${doing}: ${described}`, { cause: error });
+}
+
 /** A one-line message for a filesystem error (one that carries an errno code and a path), else undefined. */
 export function describeFsError(error: unknown): string | undefined {
   const { code, path, syscall } = (error ?? {}) as NodeJS.ErrnoException;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { findSpecials, renderNginxConf } from '../../src/serve/nginx.js';
+import { childEnv } from '../../src/util/secrets.js';
 
 export interface RunningNginx {
   url: string;
@@ -17,7 +18,7 @@ export interface RunningNginx {
 
 /** Whether an nginx binary is on PATH. */
 export function hasNginx(): boolean {
-  return spawnSync('nginx', ['-v']).status === 0;
+  return spawnSync('nginx', ['-v'], { env: childEnv() }).status === 0;
 }
 
 /**
@@ -36,7 +37,7 @@ export async function startNginx(dir: string, options: { site?: (port: number) =
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
   const accessLog = options.accessLog ? join(work, 'access.log') : 'off';
   writeFileSync(join(work, 'nginx.conf'), `${user}worker_processes 1;\nevents { worker_connections 1024; }\nhttp {\n  access_log ${accessLog};\n${temps.join('\n')}\n${site}\n}\n`);
-  const child = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore' });
+  const child = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore', env: childEnv() });
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {

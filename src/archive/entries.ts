@@ -53,3 +53,21 @@ export function entryProblem(type: string, path: string): string | undefined {
   if (type === 'Directory' && (rel === '.inventory-mirror' || rel === '.git' || isOutsideSnapshot(`${rel}/`))) return `entry ${shown} is a work folder, never part of a snapshot archive`;
   return undefined;
 }
+
+/**
+ * Why the file entry `path` cannot sit beside the file entries already read: one path would have
+ * to be a file and a folder (`servers` and `servers/x.json`). `files` holds the file entries read
+ * so far; `folders` maps each folder they need to the first entry that needs it, and gains
+ * `path`'s folders when it fits. Undefined when it fits.
+ */
+export function placementProblem(path: string, files: { has(path: string): boolean }, folders: Map<string, string>): string | undefined {
+  const clash = (file: string, inside: string): string => `entries ${JSON.stringify(file)} and ${JSON.stringify(inside)} cannot both be in it: ${JSON.stringify(file)} would be a file and a folder`;
+  const inside = folders.get(path);
+  if (inside !== undefined) return clash(path, inside);
+  const parents: string[] = [];
+  for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1)) parents.push(path.slice(0, at));
+  const file = parents.find((parent) => files.has(parent));
+  if (file !== undefined) return clash(file, path);
+  for (const parent of parents) if (!folders.has(parent)) folders.set(parent, path);
+  return undefined;
+}

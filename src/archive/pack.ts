@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
 import fs from 'fs-extra';
-import { NotSnapshotError, OutputError, VerifyError } from '../errors.js';
+import { NotSnapshotError, OutputError, VerifyError, fsFailure } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { parseManifest, sha256 } from '../publish/manifest.js';
@@ -75,6 +75,8 @@ export async function packSnapshot(options: PackOptions): Promise<PackResult> {
     await fs.rename(tmp, out);
     const bytes = (await fs.stat(out)).size;
     return { files: paths.length, bytes, signed: inMemory.has(SIGNATURE_FILE) };
+  } catch (error) {
+    throw fsFailure(error, `cannot pack ${dir} into ${out}`) ?? error;
   } finally {
     await fs.rm(tmp, { force: true });
     await lock.release();

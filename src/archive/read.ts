@@ -1,16 +1,20 @@
 /**
  * Streams a `.tar.gz` archive of a snapshot: every entry is checked (entryProblem), hashed, and
  * optionally written to a sink, without ever holding the archive in memory. The manifest and
- * signature bytes are kept, since everything else is compared with them.
+ * signature bytes are kept, since everything else is compared with them. The bytes around the
+ * entries (gzip, tar's end marker and padding) are stream.ts's job.
  */
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { list, type ReadEntry } from 'tar';
+import { Parser, type ReadEntry } from 'tar';
 import { ArchiveError } from '../errors.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
-import { entryProblem } from './entries.js';
+import { entryProblem, placementProblem } from './entries.js';
+import { feedTarStream } from './stream.js';
+
+export { ArchiveError };
 
 /** Limits on what is kept in memory while reading: the manifest and the signature. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
@@ -35,9 +39,17 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
   const contents: ArchiveContents = { manifest: undefined, signature: undefined, files: new Map() };
   let failure: Error | undefined;
   const pending: Promise<void>[] = [];
+  // The first refusal stops the reading: nothing after it is read, hashed or written.
+  const stop = new AbortController();
+  // Each entry being read listens on it until it ends; many can be under way at once.
+  setMaxListeners(0, stop.signal);
   const fail = (error: Error): void => {
     failure ??= error;
+    stop.abort();
   };
+
+  /** Every folder the file entries need, with the first entry needing it. */
+  const folders = new Map<string, string>();
 
   /** The manifest's and signature's reading, which every later entry's sink waits for. */
   const heads: Promise<void>[] = [];
@@ -51,6 +63,7 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
     const out = sink ? await sink(path, entry.size, contents) : undefined;
     // Listening at once, so a write error is never an unhandled 'error' event.
     const written = out ? finished(out) : undefined;
+    written?.catch(() => undefined);
     let size = 0;
     entry.on('data', (chunk: Buffer) => {
       hash.update(chunk);
@@ -61,9 +74,15 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
         out.once('drain', () => entry.resume());
       }
     });
-    const ended = once(entry, 'end');
+    // An entry cut short by a refusal never ends: the refusal settles its reading instead.
+    const ended = once(entry, 'end', { signal: stop.signal });
     entry.resume();
-    await ended;
+    try {
+      await ended;
+    } catch (error) {
+      out?.destroy();
+      throw error;
+    }
     if (out) {
       out.end();
       await written;
@@ -73,45 +92,60 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
     if (path === SIGNATURE_FILE) contents.signature = Buffer.concat(kept);
   };
 
-  try {
-    await list({
-      file,
-      strict: true,
-      noResume: true,
-      onReadEntry: (entry: ReadEntry) => {
-        const path = entry.path;
-        const problem = failure ? undefined : entryProblem(entry.type, path);
-        if (problem) fail(new ArchiveError(file, `${problem}; refusing the archive`));
-        if (failure || entry.type === 'Directory') {
-          entry.resume();
-          return;
-        }
-        // A second entry under one name would silently replace the first one's bytes.
-        if (contents.files.has(path)) fail(new ArchiveError(file, `entry ${JSON.stringify(path)} appears twice; refusing the archive`));
-        if (failure) {
-          entry.resume();
-          return;
-        }
-        // Unpacking checks each entry against the manifest before writing it, so that comes first.
-        if (sink && path !== MANIFEST_FILE && !contents.files.has(MANIFEST_FILE)) {
-          fail(new ArchiveError(file, `its first entry is ${JSON.stringify(path)}, not ${MANIFEST_FILE} as \`inventory-mirror pack\` writes it; refusing to unpack it`));
-          entry.resume();
-          return;
-        }
-        contents.files.set(path, { sha256: '', size: -1 });
-        const reading = consume(path, entry).catch((error: unknown) => {
-          fail(error instanceof Error ? error : new Error(String(error)));
-          entry.resume();
-        });
-        if (path === MANIFEST_FILE || path === SIGNATURE_FILE) heads.push(reading);
-        pending.push(reading);
-      },
-    });
-  } catch (error) {
+  const parser = new Parser({
+    strict: true,
+    onReadEntry: (entry: ReadEntry) => {
+      const path = entry.path;
+      const problem = failure ? undefined : entryProblem(entry.type, path);
+      if (problem) fail(new ArchiveError(file, `${problem}; refusing the archive`));
+      if (failure || entry.type === 'Directory') {
+        entry.resume();
+        return;
+      }
+      // A second entry under one name would silently replace the first one's bytes.
+      if (contents.files.has(path)) fail(new ArchiveError(file, `entry ${JSON.stringify(path)} appears twice; refusing the archive`));
+      // Nor can a path be a file and a folder: whichever came second could not be written.
+      const misplaced = failure ? undefined : placementProblem(path, contents.files, folders);
+      if (misplaced) fail(new ArchiveError(file, `${misplaced}; refusing the archive`));
+      if (failure) {
+        entry.resume();
+        return;
+      }
+      // Unpacking checks each entry against the manifest before writing it, so that comes first.
+      if (sink && path !== MANIFEST_FILE && !contents.files.has(MANIFEST_FILE)) {
+        fail(new ArchiveError(file, `its first entry is ${JSON.stringify(path)}, not ${MANIFEST_FILE} as \`inventory-mirror pack\` writes it; refusing to unpack it`));
+        entry.resume();
+        return;
+      }
+      contents.files.set(path, { sha256: '', size: -1 });
+      const reading = consume(path, entry).catch((error: unknown) => {
+        fail(error instanceof Error ? error : new Error(String(error)));
+        entry.resume();
+      });
+      if (path === MANIFEST_FILE || path === SIGNATURE_FILE) heads.push(reading);
+      pending.push(reading);
+    },
+  });
+  const unreadable = (error: unknown): Error => {
+    if (error instanceof ArchiveError) return error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new ArchiveError(file, `cannot read it (${code})`, { cause: error });
-    fail(new ArchiveError(file, `not a readable .tar.gz archive (${(error as Error).message})`, { cause: error }));
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') return new ArchiveError(file, `cannot read it (${code})`, { cause: error });
+    return new ArchiveError(file, `not a readable .tar.gz archive (${(error as Error).message})`, { cause: error });
+  };
+  const parsed = new Promise<void>((resolve) => {
+    parser.on('error', (error: unknown) => {
+      fail(unreadable(error));
+      resolve();
+    });
+    parser.on('end', () => resolve());
+    stop.signal.addEventListener('abort', () => resolve());
+  });
+  try {
+    await feedTarStream(file, parser, stop.signal);
+  } catch (error) {
+    if (!stop.signal.aborted) fail(unreadable(error));
   }
+  await parsed;
   await Promise.all(pending);
   if (failure) throw failure;
   return contents;

@@ -11,7 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import fs from 'fs-extra';
-import { ArchiveError, OutputError, VerifyError } from '../errors.js';
+import { ArchiveError, OutputError, VerifyError, fsFailure } from '../errors.js';
 import { recover } from '../publish/journal.js';
 import { acquireLock, type Lock } from '../publish/lock.js';
 import { encodeManifest, parseManifest, readManifest } from '../publish/manifest.js';
@@ -60,11 +60,29 @@ async function inspectTarget(dir: string): Promise<Target> {
   return { kind: 'snapshot', lock };
 }
 
-/** Unpacks, checks and places the archive's snapshot. */
+/** Unpacks, checks and places the archive's snapshot; what the file system refuses is one line. */
 export async function unpackArchive(options: UnpackOptions): Promise<UnpackResult> {
+  const parent = dirname(options.dir);
+  let made: string | undefined;
+  try {
+    made = await fs.mkdir(parent, { recursive: true });
+    return await unpackInto(options, parent);
+  } catch (error) {
+    // Folders made for the target go when nothing lands in them.
+    if (made) await removeEmptyFolders(parent, made);
+    throw fsFailure(error, `cannot unpack into ${options.dir}`) ?? error;
+  }
+}
+
+/** Removes `from` and the folders above it up to `to` while they are empty. */
+async function removeEmptyFolders(from: string, to: string): Promise<void> {
+  for (let at = from; ; at = dirname(at)) {
+    if (!(await fs.rmdir(at).then(() => true, () => false)) || at === to || at === dirname(at)) return;
+  }
+}
+
+async function unpackInto(options: UnpackOptions, parent: string): Promise<UnpackResult> {
   const { file, dir } = options;
-  const parent = dirname(dir);
-  await fs.mkdir(parent, { recursive: true });
   const target = await inspectTarget(dir);
   const tmp = await fs.mkdtemp(join(parent, `.${basename(dir)}.unpack-`));
   try {

@@ -105,11 +105,13 @@ export const APP_JS = `(function () {
     (waiting[key] || []).forEach(function (cb) { cb(records); });
     delete waiting[key];
   };
+  // Own properties only: an id such as "constructor" must not find Object.prototype's.
+  function own(recs, id) { return Object.prototype.hasOwnProperty.call(recs, id) ? recs[id] : undefined; }
   function withRecord(r, id, cb) {
     var key = r + '/' + fnv(id, R[r].buckets);
-    if (loaded[key]) return cb(loaded[key][id]);
-    if (waiting[key]) return waiting[key].push(function (recs) { cb(recs[id]); });
-    waiting[key] = [function (recs) { cb(recs[id]); }];
+    if (loaded[key]) return cb(own(loaded[key], id));
+    if (waiting[key]) return waiting[key].push(function (recs) { cb(own(recs, id)); });
+    waiting[key] = [function (recs) { cb(own(recs, id)); }];
     var s = el('script', null, { src: '_browser/records/' + key + '.js' });
     s.onerror = function () { delete waiting[key]; view.appendChild(el('p', 'Could not load ' + s.getAttribute('src') + '.', { class: 'muted' })); };
     document.body.appendChild(s);
@@ -267,10 +269,11 @@ export const APP_JS = `(function () {
 
   function route() {
     var parts = location.hash.replace(/^#\\/?/, '').split('/');
-    var r = parts[0];
-    if (r === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1])) : qualityView();
-    if (r && R[r] && parts.length > 1) return showRecord(r, decodeURIComponent(parts.slice(1).join('/')));
-    if (r && R[r]) return listResource(r);
+    if (parts[0] === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1])) : qualityView();
+    // An own resource only: "#/constructor" must not find Object.prototype's.
+    var r = own(R, parts[0]) ? parts[0] : '';
+    if (r && parts.length > 1) return showRecord(r, decodeURIComponent(parts.slice(1).join('/')));
+    if (r) return listResource(r);
     home();
   }
 

@@ -88,5 +88,6 @@ export function dataScript(lists: Record<ResourceName, PageList>, change: Record
 
 /** One bucket's script: its records' details by id (a record missing from the folder is left out). */
 export function bucketScript(resource: ResourceName, bucket: number, records: ReadonlyMap<string, unknown>): string {
-  return `IM_RECORDS(${JSON.stringify(resource)},${bucket},${JSON.stringify(Object.fromEntries(records))});\n`;
+  // Through JSON.parse, not as an object literal, where a "__proto__" key would set the prototype.
+  return `IM_RECORDS(${JSON.stringify(resource)},${bucket},JSON.parse(${JSON.stringify(JSON.stringify(Object.fromEntries(records)))}));\n`;
 }

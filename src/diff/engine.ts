@@ -133,25 +133,34 @@ export function recordChange(resource: ResourceName, path: string, before: Buffe
 
 /** Collects a change set record by record; `build` sorts it. */
 export class ChangeSetBuilder {
-  readonly #out = emptyChangeSet();
+  readonly #ids = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [] as string[], removed: [] as string[], changed: [] as string[] }])) as Record<ResourceName, { added: string[]; removed: string[]; changed: string[] }>;
+  // Maps, not plain objects: an id such as "__proto__" assigned into an object would set its prototype.
+  readonly #fields = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Map<string, FieldChange[]>()])) as Record<ResourceName, Map<string, FieldChange[]>>;
+  readonly #names = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Map<string, string>()])) as Record<ResourceName, Map<string, string>>;
 
   add(resource: ResourceName, kind: 'added' | 'removed' | 'changed', change: { id: string; name?: string | undefined; fields?: FieldChange[] }): void {
-    const into = this.#out[resource];
-    into[kind].push(change.id);
-    if (change.name !== undefined) into.names[change.id] = change.name;
-    if (kind === 'changed') into.fields[change.id] = change.fields ?? [];
+    this.#ids[resource][kind].push(change.id);
+    if (change.name !== undefined) this.#names[resource].set(change.id, change.name);
+    if (kind === 'changed') this.#fields[resource].set(change.id, change.fields ?? []);
   }
 
   build(): ChangeSet {
+    const out = {} as ChangeSet;
     for (const resource of RESOURCE_NAMES) {
-      const c = this.#out[resource];
-      c.added.sort(compareIds);
-      c.removed.sort(compareIds);
-      c.changed.sort(compareIds);
-      c.fields = Object.fromEntries(c.changed.map((id) => [id, c.fields[id]!]));
-      c.names = Object.fromEntries(Object.keys(c.names).sort(compareIds).map((id) => [id, c.names[id]!]));
+      const ids = this.#ids[resource];
+      const fields = this.#fields[resource];
+      const names = this.#names[resource];
+      ids.added.sort(compareIds);
+      ids.removed.sort(compareIds);
+      ids.changed.sort(compareIds);
+      // fromEntries defines own properties, "__proto__" included.
+      out[resource] = {
+        ...ids,
+        fields: Object.fromEntries(ids.changed.map((id) => [id, fields.get(id)!])),
+        names: Object.fromEntries([...names.keys()].sort(compareIds).map((id) => [id, names.get(id)!])),
+      };
     }
-    return this.#out;
+    return out;
   }
 }
 

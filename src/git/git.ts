@@ -21,7 +21,7 @@ interface GitOutput {
 export function git(cwd: string, args: string[]): Promise<GitOutput> {
   return new Promise((resolvePromise, reject) => {
     // git and its hooks get our environment without our secrets (a hook may be anyone's script).
-    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...childEnv(), GIT_TERMINAL_PROMPT: '0' } }, (error, stdout, stderr) => {
+    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: childEnv({ GIT_TERMINAL_PROMPT: '0' }) }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') return reject(new ConfigError('--git: the git command was not found; install git or drop --git (config git.commit)'));
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolvePromise({ code, stdout: String(stdout), stderr: String(stderr) });

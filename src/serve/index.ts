@@ -10,6 +10,7 @@ import fs from 'fs-extra';
 import { ConfigError } from '../errors.js';
 import { journalPath, recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
+import { guardConnections, serveLimits, serverOptions, type ServeLimits } from './connections.js';
 import { createHandler } from './http.js';
 import { loadSnapshot, type Snapshot } from './snapshot.js';
 import { watchSnapshots } from './watch.js';
@@ -31,6 +32,8 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** How often the manifest is checked for a new snapshot (default 500 ms). */
   pollMs?: number;
+  /** Timeouts and the connection cap against floods of idle connections (connections.ts). */
+  limits?: Partial<ServeLimits>;
 }
 
 /** A running server. */
@@ -85,8 +88,9 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     onSwitch: (snapshot) => log(`switched to the snapshot of ${snapshot.lastModified.toISOString()} (${snapshot.files.size} files)`),
     onDefer: (failure) => log(`new snapshot not loaded yet: ${failure.reason}; still serving the previous one`),
   });
-  const server = createServer(createHandler({ snapshot: watch.current, token: options.token, caseSensitive: options.caseSensitive ?? false, log: options.quiet ? undefined : log }));
-  server.keepAliveTimeout = 10_000;
+  const limits = serveLimits(options.limits);
+  const server = createServer(serverOptions(limits), createHandler({ snapshot: watch.current, token: options.token, caseSensitive: options.caseSensitive ?? false, log: options.quiet ? undefined : log }));
+  guardConnections(server, limits);
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((done, fail) => {

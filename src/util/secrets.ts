@@ -31,9 +31,12 @@ export function scrubValue<T>(value: T): T {
   return JSON.parse(scrub(JSON.stringify(value))) as T;
 }
 
-/** The environment for a child process: ours without the secrets. */
-export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out = { ...env };
+/**
+ * The environment of a child process (git and its hooks, nginx): `env` (default ours) without the
+ * secrets, plus `extra`. A child runs code we do not control, and what it gets it may log or send.
+ */
+export function childEnv(extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = { ...env, ...extra };
   for (const name of SECRET_ENV) delete out[name];
   return out;
 }

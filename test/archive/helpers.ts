@@ -10,8 +10,15 @@ export interface CraftedEntry {
   linkpath?: string;
 }
 
+export interface CraftOptions {
+  /** Bytes added to the tar stream after its end marker, inside the gzip stream. */
+  trailer?: Buffer;
+  /** Bytes added to the file after the gzip stream (garbage, a second gzip member, zeros). */
+  after?: Buffer;
+}
+
 /** Writes a .tar.gz holding exactly these entries, in this order. */
-export function craftArchive(file: string, entries: CraftedEntry[]): void {
+export function craftArchive(file: string, entries: CraftedEntry[], options: CraftOptions = {}): void {
   const blocks: Buffer[] = [];
   for (const entry of entries) {
     const body = Buffer.from(entry.body ?? '');
@@ -21,5 +28,6 @@ export function craftArchive(file: string, entries: CraftedEntry[]): void {
     if (!entry.type || entry.type === 'File') blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }
   blocks.push(Buffer.alloc(1024));
-  writeFileSync(file, gzipSync(Buffer.concat(blocks)));
+  if (options.trailer) blocks.push(options.trailer);
+  writeFileSync(file, Buffer.concat([gzipSync(Buffer.concat(blocks)), options.after ?? Buffer.alloc(0)]));
 }

@@ -75,4 +75,30 @@ describe('the offline browser page', () => {
       await browser.close();
     }
   }, 60_000);
+
+  it.skipIf(!hasChromium)('a route named like an Object.prototype member is no resource and no record: no script error', async () => {
+    const { chromium } = await import('playwright-core');
+    const out = tempDir();
+    await syncInto(upstream, out, { browser: true });
+    const browser = await chromium.launchPersistentContext(tempDir('im-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      const index = pathToFileURL(join(out, 'index.html')).href;
+      for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+        await page.goto(`${index}#/${name}`);
+        await expect.poll(() => page.locator('nav a').count()).toBe(6);
+        await page.goto(`${index}#/servers/${name}`);
+        await page.locator('h2', { hasText: `No servers record with id ${name}` }).waitFor();
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

@@ -17,10 +17,10 @@ function cleanEnv(env: Record<string, string> | undefined): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
 }
 
-/** Runs `inventory-mirror ...args` to completion (bounded by `timeoutMs`). */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs `inventory-mirror ...args` to completion (bounded by `timeoutMs`), as another user with `uid`/`gid`. */
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { env: cleanEnv(options.env), cwd: options.cwd, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, uid: options.uid, gid: options.gid }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
