@@ -1,0 +1,146 @@
+/**
+ * Reads a manifest in the exact form manifestChunks writes, line by line with indexOf instead of
+ * a JSON scan and a parse per entry: at 200 000 servers (360 000 entries, 47 MB) that is what lets
+ * `serve` be ready in a few seconds. Any other form, even valid JSON, is handed to the general
+ * reader (parseManifest), so the answer is always the manifest's content.
+ */
+import { createHash } from 'node:crypto';
+import { parseManifest, type ManifestRead } from './manifest.js';
+import { FileTable } from './table.js';
+
+const HEAD = Buffer.from('{\n  "format": 1,\n  "generator": "inventory-mirror",\n  "files": {');
+const ENTRY_OPEN = Buffer.from('\n    "');
+const SHA_OPEN = Buffer.from('": {\n      "sha256": "');
+const SIZE_OPEN = Buffer.from('",\n      "size": ');
+const ENTRY_CLOSE = Buffer.from('\n    }');
+const EMPTY_TAIL = Buffer.from('}\n}\n');
+const TAIL = Buffer.from('\n  }\n}\n');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Not the exact form: the general reader takes over. */
+class NotCanonical extends Error {}
+
+/** Whether `byte` occurs in `buf[from, to)`. */
+function hasByte(buf: Buffer, byte: number, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (buf[k] === byte) return true;
+  return false;
+}
+
+/** The chunk ended inside an entry: wait for the next one. */
+const MORE = Symbol('more');
+
+/** Parses manifest bytes pushed in order; `end` gives the table. Throws NotCanonical on any other form. */
+class CanonicalReader {
+  readonly table = new FileTable();
+  #carry: Buffer = Buffer.alloc(0);
+  #head = true;
+  #done = false;
+  #first = true;
+
+  push(chunk: Buffer): void {
+    if (this.#done) {
+      if (chunk.length > 0) throw new NotCanonical();
+      return;
+    }
+    const buf = this.#carry.length > 0 ? Buffer.concat([this.#carry, chunk]) : chunk;
+    /** `prefix` is at `at`; MORE when the bytes end first. */
+    const expect = (at: number, prefix: Buffer): void => {
+      const n = Math.min(prefix.length, buf.length - at);
+      for (let k = 0; k < n; k++) if (buf[at + k] !== prefix[k]) throw new NotCanonical();
+      if (n < prefix.length) throw MORE;
+    };
+    let i = 0;
+    try {
+      if (this.#head) {
+        expect(0, HEAD);
+        i = HEAD.length;
+        this.#head = false;
+      }
+      while (i < buf.length) {
+        // Between entries: the end of the object, or `,` (not before the first) and the next entry.
+        const end = this.#first ? EMPTY_TAIL : TAIL;
+        if (buf[i] === end[0]) {
+          expect(i, end);
+          if (buf.length !== i + end.length) throw new NotCanonical();
+          this.#done = true;
+          i = buf.length;
+          break;
+        }
+        let at = i;
+        if (!this.#first) {
+          if (buf[at] !== 0x2c) throw new NotCanonical();
+          at += 1;
+        }
+        expect(at, ENTRY_OPEN);
+        const pathAt = at + ENTRY_OPEN.length - 1;
+        const pathEnd = closingQuote(buf, pathAt + 1);
+        if (pathEnd === -1) {
+          if (buf.length - i > 1 << 20) throw new NotCanonical();
+          throw MORE;
+        }
+        const path = hasByte(buf, BACKSLASH, pathAt + 1, pathEnd) ? (JSON.parse(buf.toString('utf8', pathAt, pathEnd + 1)) as string) : buf.toString('utf8', pathAt + 1, pathEnd);
+        at = pathEnd;
+        expect(at, SHA_OPEN);
+        at += SHA_OPEN.length;
+        if (buf.length - at < 64) throw MORE;
+        // Decoding stops at the first pair that is not hex: 32 bytes means 64 hex digits.
+        const sha = Buffer.from(buf.toString('latin1', at, at + 64), 'hex');
+        if (sha.length !== 32) throw new NotCanonical();
+        at += 64;
+        expect(at, SIZE_OPEN);
+        at += SIZE_OPEN.length;
+        const digits = at;
+        while (at < buf.length && buf[at]! >= 0x30 && buf[at]! <= 0x39) at++;
+        if (at === buf.length) throw MORE;
+        const size = Number(buf.toString('latin1', digits, at));
+        if (at === digits || (buf[digits] === 0x30 && at - digits > 1) || !Number.isSafeInteger(size)) throw new NotCanonical();
+        expect(at, ENTRY_CLOSE);
+        const before = this.table.size;
+        // Listed twice: the general reader names it.
+        if (this.table.set(path, sha, size) !== before) throw new NotCanonical();
+        i = at + ENTRY_CLOSE.length;
+        this.#first = false;
+      }
+    } catch (signal) {
+      if (signal !== MORE) throw signal;
+    }
+    this.#carry = i === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(i));
+  }
+
+  end(): FileTable {
+    if (!this.#done) throw new NotCanonical();
+    return this.table;
+  }
+}
+
+/** The index of the quote closing the string whose bytes start at `from`, or -1 when not in `buf`. */
+function closingQuote(buf: Buffer, from: number): number {
+  let q = buf.indexOf(QUOTE, from);
+  while (q !== -1) {
+    let k = q - 1;
+    while (k >= from && buf[k] === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q;
+    q = buf.indexOf(QUOTE, q + 1);
+  }
+  return -1;
+}
+
+/**
+ * Reads a manifest from `chunks` (the file in order); undefined when it is not a manifest of
+ * ours. The canonical form is read fast; anything else is read again whole by parseManifest, so
+ * `again` must give the bytes once more.
+ */
+export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>): Promise<ManifestRead | undefined> {
+  const reader = new CanonicalReader();
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      reader.push(chunk);
+    }
+    return { table: reader.end(), sha256: hash.digest('hex') };
+  } catch (error) {
+    if (!(error instanceof NotCanonical)) throw error;
+    return parseManifest(await again());
+  }
+}
