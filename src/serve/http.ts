@@ -198,12 +198,14 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
 
   return (req, res) => {
     const started = performance.now();
+    const at = new Date().toISOString();
+    const client = req.socket.remoteAddress ?? '-';
     req.on('error', () => res.destroy());
     const target = (req.url ?? '').length > 200 ? `${(req.url ?? '').slice(0, 200)}…` : req.url;
     answer(req, res).then(
-      (bytes) => options.log?.(`${req.method} ${target} ${res.statusCode} ${bytes} ${(performance.now() - started).toFixed(1)}ms`),
+      (bytes) => options.log?.(`${at} ${client} ${req.method} ${target} ${res.statusCode} ${bytes} ${(performance.now() - started).toFixed(1)}ms`),
       (error: unknown) => {
-        options.log?.(`${req.method} ${target} failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.log?.(`${at} ${client} ${req.method} ${target} failed: ${error instanceof Error ? error.message : String(error)}`);
         if (!res.headersSent) sendError(res, { status: 500, error: 'internal error' });
         else res.destroy();
       },

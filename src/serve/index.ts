@@ -90,7 +90,8 @@ async function firstSnapshot(dir: string, caseSensitive: boolean): Promise<Snaps
 /** Starts serving `options.dir`; resolves once the port is bound. */
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const dir = resolve(options.dir);
-  const log = options.log ?? (() => {});
+  const raw = options.log ?? (() => {});
+  const log = (line: string): void => raw(`${new Date().toISOString()} ${line}`);
   const caseSensitive = options.caseSensitive ?? false;
   if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
   const started = performance.now();
@@ -109,7 +110,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     token: options.token,
     waitMs: options.waitMs ?? 5000,
     sources: { cache: new BodyCache(cacheBytes, Math.floor(cacheBytes / CACHE_ENTRY_SHARE)), verdicts: new Verdicts() },
-    log: options.quiet ? undefined : log,
+    log: options.quiet ? undefined : raw,
   });
   const server = createServer(handler);
   server.keepAliveTimeout = 10_000;

@@ -4,6 +4,7 @@
  * the manifest lists (and the manifest) can be answered, so no path reaches a file outside the
  * snapshot.
  */
+import { extname } from 'node:path';
 import { isSubstringFilter, normalizeListQuery, type ListQuery } from '../index/query.js';
 import { filterFile, listFile, MANIFEST_FILE, recordFile } from '../publish/paths.js';
 import { isResourceName, type ResourceName } from '../spec/resources.js';
@@ -23,11 +24,17 @@ const SINGLE_PATH = /^\/([a-z_]+)\/([^/]+)\.json$/;
 
 const notFound: Route = { kind: 'error', status: 404, error: 'not found' };
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
+/** The Content-Type of a published file, by its extension: the mirror holds JSON and the offline page. */
+const TYPES: Readonly<Record<string, string>> = {
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+};
+export const JSON_TYPE = TYPES['.json']!;
 
-/** The Content-Type of a published file. */
-export function contentType(_path: string): string {
-  return JSON_TYPE;
+export function contentType(path: string): string {
+  return TYPES[extname(path)] ?? 'application/octet-stream';
 }
 
 function decode(text: string): string | undefined {

@@ -32,9 +32,9 @@ describe('inventory-mirror serve', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(out).toMatch(/^serving .+ \(\d+ files, snapshot of .+\) on http:\/\/127\.0\.0\.1:\d+\n/);
-    expect(out).toMatch(/GET \/servers\.json 401 \d+ /);
-    expect(out).toMatch(/GET \/servers\.json 200 \d+ /);
+    expect(out).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z serving .+ \(\d+ files, snapshot of .+\) on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/Z 127\.0\.0\.1 GET \/servers\.json 401 \d+ /);
+    expect(out).toMatch(/Z 127\.0\.0\.1 GET \/servers\.json 200 \d+ /);
     expect(out).not.toContain('cli-secret');
   });
 

@@ -32,8 +32,8 @@ function configuredValues(data: Dataset): Record<string, string[]> {
   };
 }
 
-/** Starts an upstream and syncs it into a fresh folder. */
-export async function buildMirror(options: { seed?: number; scale?: number } = {}): Promise<Mirror> {
+/** Starts an upstream and syncs it into a fresh folder (with the offline page when `browser`). */
+export async function buildMirror(options: { seed?: number; scale?: number; browser?: boolean } = {}): Promise<Mirror> {
   const seed = options.seed ?? 7;
   const scale = options.scale ?? 120;
   const data = generateDataset(seed, scale);
@@ -41,7 +41,7 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   const upstream = await startUpstream({ token: TOKEN, seed, scale });
   const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
   const sync = async (): Promise<void> => {
-    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } });
+    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters }, browser: options.browser ?? false });
   };
   await sync();
   return {
