@@ -22,14 +22,17 @@ export const STALE = 'stale' as const;
 export type Stale = typeof STALE;
 
 /** Errors that mean "the path does not hold the snapshot's file" rather than a fault of the machine. */
-const NOT_THE_FILE = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR', 'ENXIO', 'EMLINK']);
+const NOT_THE_FILE = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENXIO']);
 
-/** Opens `path` for reading without following a link; undefined when the path holds no such file. */
-export function openNoFollow(path: string): number | undefined {
+/** Opens `path` for reading without following a link: the descriptor, or why there is none to read. */
+export function openNoFollow(path: string): number | 'missing' | 'link' {
   try {
     return openSync(path, OPEN_FLAGS);
   } catch (error) {
-    if (NOT_THE_FILE.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    // O_NOFOLLOW on a link fails with ELOOP (EMLINK on some BSDs).
+    if (code === 'ELOOP' || code === 'EMLINK') return 'link';
+    if (NOT_THE_FILE.has(code)) return 'missing';
     throw error;
   }
 }
@@ -142,8 +145,9 @@ export class Verdicts {
 
 /** Reads the file at `path` if it holds exactly `expected`; STALE when it does not (or is missing, or a link). */
 export async function readPublished(path: string, expected: { sha256: string; size: number }, verdicts: Verdicts): Promise<FileRead | Stale> {
+  // A link (where the snapshot has a file) is never read through: it is no match either.
   const fd = openNoFollow(path);
-  if (fd === undefined) return STALE;
+  if (typeof fd !== 'number') return STALE;
   let handedOver = false;
   try {
     const stat = fstatSync(fd);

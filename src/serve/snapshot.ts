@@ -102,7 +102,7 @@ export class HeldList {
  * the published form.
  */
 async function indexFile(path: string, key: string, fields: readonly string[], caseSensitive: boolean, expected: { sha256: string; size: number }, keep: boolean): Promise<HeldList | Stale> {
-  const fd = openNoFollow(path);
+  const fd = opened(path);
   if (fd === undefined) return STALE;
   let kept = false;
   try {
@@ -130,12 +130,25 @@ async function indexFile(path: string, key: string, fields: readonly string[], c
   }
 }
 
+/** Opens a file the snapshot needs whole; undefined when missing; a link is refused by name. */
+function opened(path: string): number | undefined {
+  const fd = openNoFollow(path);
+  if (fd === 'link') throw new OutputError(`${path} is a symbolic link; serve never reads through a link inside the folder. Replace it with the file itself`);
+  return fd === 'missing' ? undefined : fd;
+}
+
 /** The index of a list the snapshot does not have. */
 function emptyList(resource: ResourceName, caseSensitive: boolean): HeldList {
   const indexer = new ListIndexer(resource, substringFields(resource), caseSensitive);
   indexer.push(encodeJson({ [resource]: [] }));
   return new HeldList(indexer.end(), undefined);
 }
+
+/** At request time a link, or a view not in the published form, is not served (the request waits, then 503). */
+const unreadable = (error: unknown): Stale => {
+  if (error instanceof OutputError || error instanceof ListFormatError) return STALE;
+  throw error;
+};
 
 /** A loaded snapshot. */
 export class Snapshot implements QueryCatalog {
@@ -199,7 +212,7 @@ export class Snapshot implements QueryCatalog {
       const file = filterFile(resource, 'include', 'servers');
       const expected = this.expected(file);
       if (!expected) return Promise.resolve(STALE);
-      loading = indexFile(join(this.dir, file), resource, substringFields(resource), this.caseSensitive, expected, true).then((held) => {
+      loading = indexFile(join(this.dir, file), resource, substringFields(resource), this.caseSensitive, expected, true).catch(unreadable).then((held) => {
         if (held === STALE) this.#includes.delete(resource);
         else if (this.#closed) held.file?.release();
         else this.held.set(resource, held);
@@ -216,7 +229,7 @@ export class Snapshot implements QueryCatalog {
     const expected = this.expected(file);
     if (!expected) return Promise.resolve(STALE);
     return base.viewPositions(expected.sha256, async () => {
-      const view = await indexFile(join(this.dir, file), resource, [], this.caseSensitive, expected, false);
+      const view = await indexFile(join(this.dir, file), resource, [], this.caseSensitive, expected, false).catch(unreadable);
       return view === STALE ? STALE : view.index;
     });
   }
@@ -257,7 +270,7 @@ export async function manifestStamp(dir: string): Promise<Stamp | undefined> {
 
 /** Reads the manifest held open; undefined when it is missing or not a manifest of ours. */
 async function readHeldManifest(dir: string): Promise<{ file: HeldFile; table: FileTable } | undefined> {
-  const fd = openNoFollow(join(dir, MANIFEST_FILE));
+  const fd = opened(join(dir, MANIFEST_FILE));
   if (fd === undefined) return undefined;
   let kept = false;
   try {

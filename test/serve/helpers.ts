@@ -57,15 +57,16 @@ export async function buildMirror(options: { seed?: number; scale?: number; brow
   };
 }
 
-/** GET against a base URL, parsing any JSON body. */
-export async function fetchJson(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+/** GET against a base URL: the bytes, and the body parsed when it is JSON. */
+export async function fetchJson(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; bytes: Buffer; headers: Headers }> {
   const res = await fetch(base + path, { headers });
-  const text = await res.text();
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const text = bytes.toString('utf8');
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch {
     // Not JSON: compared as text.
   }
-  return { status: res.status, body, headers: res.headers };
+  return { status: res.status, body, bytes, headers: res.headers };
 }
