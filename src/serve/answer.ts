@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { closeSync } from 'node:fs';
 import { planListQuery, selectPositions, type ListQuery, type QueryRefusal } from '../index/query.js';
 import { EnvelopeEncoder } from '../json/encode.js';
-import { filterFile, listFile, MANIFEST_FILE } from '../publish/paths.js';
-import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { filterFile } from '../publish/paths.js';
+import type { ResourceName } from '../spec/resources.js';
 import type { BodyCache } from './cache.js';
-import { fileChunks, readFully, readPublished, SMALL_FILE_BYTES, STALE, type HeldFile, type Stale, type Verdicts } from './files.js';
+import { fileChunks, readFully, readPublished, SMALL_FILE_BYTES, STALE, type Stale, type Verdicts } from './files.js';
 import { ITEM_GAP } from './list-index.js';
 import { contentType, JSON_TYPE } from './route.js';
 import type { HeldList, Snapshot } from './snapshot.js';
@@ -33,30 +33,27 @@ export interface BodySources {
   verdicts: Verdicts;
 }
 
-const quoted = (sha256: string): string => `"${sha256}"`;
+/** The ETag of a body whose sha256 (or derived digest) is given. */
+export const quoted = (sha256: string): string => `"${sha256}"`;
 
-/** The held file behind `path` when the snapshot keeps it open (the manifest, a list). */
-function heldFile(snapshot: Snapshot, path: string): HeldFile | undefined {
-  if (path === MANIFEST_FILE) return snapshot.manifest;
-  for (const resource of RESOURCE_NAMES) if (path === listFile(resource)) return snapshot.list(resource).file;
-  return undefined;
-}
+/** What the snapshot says of a file it answers with (Snapshot.file). */
+export type SnapshotFile = NonNullable<ReturnType<Snapshot['file']>>;
 
-/** The ETag of a published file of the snapshot (its sha256), known without reading it. */
-export function fileEtag(snapshot: Snapshot, path: string): string | undefined {
-  if (path === MANIFEST_FILE) return quoted(snapshot.manifest.sha256);
-  const expected = snapshot.expected(path);
-  return expected && quoted(expected.sha256);
+/** The body of a file when the cache holds it: no disk read at all. */
+export function cachedFileBody(path: string, file: SnapshotFile, sources: BodySources): Body | undefined {
+  const etag = quoted(file.sha256);
+  const hit = sources.cache.get(etag);
+  return hit && { etag, type: contentType(path), bytes: hit };
 }
 
 /** The body of a published file, checked against the snapshot; STALE when the disk no longer holds it. */
-export async function fileBody(snapshot: Snapshot, path: string, sources: BodySources): Promise<Body | Stale> {
+export async function fileBody(snapshot: Snapshot, path: string, file: SnapshotFile, sources: BodySources): Promise<Body | Stale> {
   const type = contentType(path);
-  const held = heldFile(snapshot, path);
+  const etag = quoted(file.sha256);
+  const hit = sources.cache.get(etag);
+  if (hit) return { etag, type, bytes: hit };
+  const { held } = file;
   if (held) {
-    const etag = quoted(held.sha256);
-    const hit = sources.cache.get(etag);
-    if (hit) return { etag, type, bytes: hit };
     if (!(await held.intact())) return STALE;
     if (held.size <= SMALL_FILE_BYTES) {
       const bytes = Buffer.allocUnsafe(held.size);
@@ -66,12 +63,7 @@ export async function fileBody(snapshot: Snapshot, path: string, sources: BodySo
     }
     return { etag, type, size: held.size, chunks: () => fileChunks(held.fd, 0, held.size), close: () => {} };
   }
-  const expected = snapshot.expected(path);
-  if (!expected) return STALE;
-  const etag = quoted(expected.sha256);
-  const hit = sources.cache.get(etag);
-  if (hit) return { etag, type, bytes: hit };
-  const read = await readPublished(join(snapshot.dir, path), expected, sources.verdicts);
+  const read = await readPublished(join(snapshot.dir, path), file, sources.verdicts);
   if (read === STALE) return STALE;
   if ('bytes' in read) {
     sources.cache.set(etag, read.bytes);

@@ -11,7 +11,9 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 import { encodeJson } from '../json/encode.js';
-import { fileBody, fileEtag, prepareQuery, queryBody, type Body, type BodySources } from './answer.js';
+import type { ListQuery } from '../index/query.js';
+import type { ResourceName } from '../spec/resources.js';
+import { cachedFileBody, fileBody, prepareQuery, queryBody, quoted, type Body, type BodySources } from './answer.js';
 import { STALE, type Stale } from './files.js';
 import { JSON_TYPE, route } from './route.js';
 import type { Snapshot } from './snapshot.js';
@@ -131,43 +133,55 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     return true;
   };
 
-  const sendBody = async (req: IncomingMessage, res: ServerResponse, body: Body, snapshot: Snapshot): Promise<number> => {
-    try {
-      const size = 'bytes' in body ? body.bytes.length : body.size;
-      const { coding, tag } = form(req, body.etag, size);
-      // A flat [name, value, ...] list: the cheapest form for writeHead on the hot path.
-      const headers = validators(tag, snapshot);
-      const head = req.method === 'HEAD';
+  /** Sends a body; synchronously when it is in memory in the form asked for (the hot path of single records). */
+  const sendBody = (req: IncomingMessage, res: ServerResponse, body: Body, snapshot: Snapshot): number | Promise<number> => {
+    const size = 'bytes' in body ? body.bytes.length : body.size;
+    const { coding, tag } = form(req, body.etag, size);
+    // A flat [name, value, ...] list: the cheapest form for writeHead on the hot path.
+    const headers = validators(tag, snapshot);
+    const head = req.method === 'HEAD';
+    const sendCompressed = (bytes: Buffer): number => {
+      headers.push('Content-Encoding', coding!, 'Content-Type', body.type, 'Content-Length', String(bytes.length));
+      res.writeHead(200, headers);
+      res.end(head ? undefined : bytes);
+      return bytes.length;
+    };
+    if ('bytes' in body) {
       if (coding) {
-        const bytes = await compressed(body, coding);
-        headers.push('Content-Encoding', coding, 'Content-Type', body.type, 'Content-Length', String(bytes.length));
-        res.writeHead(200, headers);
-        res.end(head ? undefined : bytes);
-        return bytes.length;
+        const hit = sources.cache.get(`${body.etag}-${coding}`);
+        return hit ? sendCompressed(hit) : compressed(body, coding).then(sendCompressed);
       }
       headers.push('Content-Type', body.type, 'Content-Length', String(size));
       res.writeHead(200, headers);
-      if ('bytes' in body) res.end(head ? undefined : body.bytes);
-      else if (head) res.end();
+      res.end(head ? undefined : body.bytes);
+      return size;
+    }
+    const streamed = async (): Promise<number> => {
+      if (coding) return sendCompressed(await compressed(body, coding));
+      headers.push('Content-Type', body.type, 'Content-Length', String(size));
+      res.writeHead(200, headers);
+      if (head) res.end();
       else await pipeline(Readable.from(body.chunks()), res);
       return size;
-    } finally {
-      if (!('bytes' in body)) body.close();
-    }
+    };
+    return streamed().finally(() => body.close());
   };
 
   /** Answers from one snapshot; STALE (nothing sent) when a file it needs does not match it. */
-  const answerFrom = async (req: IncomingMessage, res: ServerResponse, snapshot: Snapshot): Promise<number | Stale> => {
+  const answerFrom = (req: IncomingMessage, res: ServerResponse, snapshot: Snapshot): number | Promise<number | Stale> => {
     const target = route((path) => snapshot.table.has(path), req.url ?? '/');
     if (target.kind === 'error') return sendError(res, target);
-    if (target.kind === 'file') {
-      const etag = fileEtag(snapshot, target.path)!;
-      const size = snapshot.expected(target.path)?.size ?? snapshot.manifest.size;
-      if (notModified(req, res, etag, size, snapshot)) return 0;
-      const body = await fileBody(snapshot, target.path, sources);
-      return body === STALE ? STALE : sendBody(req, res, body, snapshot);
-    }
-    const prepared = await prepareQuery(snapshot, target.resource, target.query);
+    if (target.kind === 'query') return answerQuery(req, res, snapshot, target.resource, target.query);
+    const file = snapshot.file(target.path)!;
+    const etag = quoted(file.sha256);
+    if (notModified(req, res, etag, file.size, snapshot)) return 0;
+    const cached = cachedFileBody(target.path, file, sources);
+    if (cached) return sendBody(req, res, cached, snapshot);
+    return fileBody(snapshot, target.path, file, sources).then((body) => (body === STALE ? STALE : sendBody(req, res, body, snapshot)));
+  };
+
+  const answerQuery = async (req: IncomingMessage, res: ServerResponse, snapshot: Snapshot, resource: ResourceName, query: ListQuery): Promise<number | Stale> => {
+    const prepared = await prepareQuery(snapshot, resource, query);
     if (prepared === STALE) return STALE;
     if ('message' in prepared) return sendError(res, { status: 400, error: prepared.message, parameter: prepared.param });
     if (notModified(req, res, prepared.etag, prepared.size, snapshot)) return 0;
@@ -175,40 +189,66 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     return body === STALE ? STALE : sendBody(req, res, body, snapshot);
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<number> => {
-    if (!authorized(req.headers['x-api-token'])) return sendError(res, { status: 401, error: 'unauthorized: send the X-Api-Token header with the token this server was started with' });
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, { status: 405, error: `method ${req.method ?? ''} not allowed: this mirror is read-only` }, { Allow: 'GET, HEAD' });
-    const deadline = Date.now() + options.waitMs;
-    let snapshot = options.watch.current();
-    for (;;) {
-      // One snapshot per attempt, held until the answer is sent: its files stay open meanwhile.
+  /** Answers from `snapshot`, or from a newer one while files do not match it, until `deadline`. */
+  const answerFromNewest = async (req: IncomingMessage, res: ServerResponse, first: Promise<number | Stale>, snapshot: Snapshot, deadline: number): Promise<number> => {
+    let sent = await first;
+    while (sent === STALE) {
+      const next = await options.watch.newer(snapshot, deadline);
+      if (!next) return sendError(res, { status: 503, error: 'the mirror is being updated and this file does not match the snapshot being served yet; try again shortly' }, { 'Retry-After': '1' });
+      snapshot = next;
       snapshot.acquire();
-      let sent: number | Stale;
       try {
         sent = await answerFrom(req, res, snapshot);
       } finally {
         snapshot.release();
       }
-      if (sent !== STALE) return sent;
-      const next = await options.watch.newer(snapshot, deadline);
-      if (!next) return sendError(res, { status: 503, error: 'the mirror is being updated and this file does not match the snapshot being served yet; try again shortly' }, { 'Retry-After': '1' });
-      snapshot = next;
     }
+    return sent;
+  };
+
+  const answer = (req: IncomingMessage, res: ServerResponse): number | Promise<number> => {
+    if (!authorized(req.headers['x-api-token'])) return sendError(res, { status: 401, error: 'unauthorized: send the X-Api-Token header with the token this server was started with' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, { status: 405, error: `method ${req.method ?? ''} not allowed: this mirror is read-only` }, { Allow: 'GET, HEAD' });
+    // One snapshot per attempt, held until the answer is sent: its files stay open meanwhile.
+    const snapshot = options.watch.current();
+    snapshot.acquire();
+    let sent: number | Promise<number | Stale>;
+    try {
+      sent = answerFrom(req, res, snapshot);
+    } catch (error) {
+      snapshot.release();
+      throw error;
+    }
+    if (typeof sent === 'number') {
+      snapshot.release();
+      return sent;
+    }
+    const attempt = sent.finally(() => snapshot.release());
+    return answerFromNewest(req, res, attempt, snapshot, Date.now() + options.waitMs);
   };
 
   return (req, res) => {
-    const started = performance.now();
-    const at = new Date().toISOString();
-    const client = req.socket.remoteAddress ?? '-';
     req.on('error', () => res.destroy());
-    const target = (req.url ?? '').length > 200 ? `${(req.url ?? '').slice(0, 200)}…` : req.url;
-    answer(req, res).then(
-      (bytes) => options.log?.(`${at} ${client} ${req.method} ${target} ${res.statusCode} ${bytes} ${(performance.now() - started).toFixed(1)}ms`),
-      (error: unknown) => {
-        options.log?.(`${at} ${client} ${req.method} ${target} failed: ${error instanceof Error ? error.message : String(error)}`);
-        if (!res.headersSent) sendError(res, { status: 500, error: 'internal error' });
-        else res.destroy();
-      },
-    );
+    const log = options.log;
+    const started = log ? performance.now() : 0;
+    const line = (outcome: string): void => {
+      const target = (req.url ?? '').length > 200 ? `${(req.url ?? '').slice(0, 200)}…` : req.url;
+      log!(`${new Date(performance.timeOrigin + started).toISOString()} ${req.socket.remoteAddress ?? '-'} ${req.method} ${target} ${outcome}`);
+    };
+    const done = (bytes: number): void => {
+      if (log) line(`${res.statusCode} ${bytes} ${(performance.now() - started).toFixed(1)}ms`);
+    };
+    const failed = (error: unknown): void => {
+      if (log) line(`failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendError(res, { status: 500, error: 'internal error' });
+      else res.destroy();
+    };
+    try {
+      const sent = answer(req, res);
+      if (typeof sent === 'number') done(sent);
+      else sent.then(done, failed);
+    } catch (error) {
+      failed(error);
+    }
   };
 }

@@ -161,7 +161,9 @@ export class Snapshot implements QueryCatalog {
   #closed = false;
   readonly #includes = new Map<ResourceName, Promise<HeldList | Stale>>();
   /** The include views read so far, to carry over to the next snapshot when unchanged. */
-  readonly held = new Map<ResourceName, HeldList>();
+  readonly includeLists = new Map<ResourceName, HeldList>();
+  /** The files held open, by path: the manifest and the lists. */
+  readonly #held = new Map<string, HeldFile>();
 
   constructor(
     readonly dir: string,
@@ -177,9 +179,11 @@ export class Snapshot implements QueryCatalog {
     this.lastModified = new Date(Math.floor(stamp.mtime.getTime() / 1000) * 1000);
     this.lastModifiedText = this.lastModified.toUTCString();
     for (const [resource, held] of includes) {
-      this.held.set(resource, held);
+      this.includeLists.set(resource, held);
       this.#includes.set(resource, Promise.resolve(held));
     }
+    this.#held.set(MANIFEST_FILE, manifest);
+    for (const [resource, list] of lists) if (list.file) this.#held.set(listFile(resource), list.file);
   }
 
   /** Files served: those the manifest lists and the manifest. */
@@ -191,6 +195,14 @@ export class Snapshot implements QueryCatalog {
   expected(path: string): { sha256: string; size: number } | undefined {
     const i = this.table.indexOf(path);
     return i === undefined ? undefined : { sha256: this.table.sha256(i), size: this.table.fileSize(i) };
+  }
+
+  /** A file to answer with: what the manifest gives it, and its descriptor when the snapshot holds it open. */
+  file(path: string): { sha256: string; size: number; held: HeldFile | undefined } | undefined {
+    const held = this.#held.get(path);
+    if (held) return { sha256: held.sha256, size: held.size, held };
+    const i = this.table.indexOf(path);
+    return i === undefined ? undefined : { sha256: this.table.sha256(i), size: this.table.fileSize(i), held: undefined };
   }
 
   hasView(resource: ResourceName, param: string, value: string): boolean {
@@ -215,7 +227,7 @@ export class Snapshot implements QueryCatalog {
       loading = indexFile(join(this.dir, file), resource, substringFields(resource), this.caseSensitive, expected, true).catch(unreadable).then((held) => {
         if (held === STALE) this.#includes.delete(resource);
         else if (this.#closed) held.file?.release();
-        else this.held.set(resource, held);
+        else this.includeLists.set(resource, held);
         return held;
       });
       this.#includes.set(resource, loading);
@@ -255,7 +267,7 @@ export class Snapshot implements QueryCatalog {
     this.#closed = true;
     this.manifest.release();
     for (const list of this.lists.values()) list.file?.release();
-    for (const held of this.held.values()) held.file?.release();
+    for (const held of this.includeLists.values()) held.file?.release();
   }
 }
 
@@ -337,7 +349,7 @@ export async function loadSnapshot(dir: string, options: { caseSensitive: boolea
       lists.set(resource, held);
     }
     const includes = new Map<ResourceName, HeldList>();
-    for (const [resource, held] of previous?.held ?? []) {
+    for (const [resource, held] of previous?.includeLists ?? []) {
       const expected = table.indexOf(filterFile(resource, 'include', 'servers'));
       if (expected !== undefined && held.file && table.sha256(expected) === held.file.sha256) {
         includes.set(resource, held);
