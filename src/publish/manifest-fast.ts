@@ -2,7 +2,8 @@
  * Reads a manifest in the exact form manifestChunks writes, line by line with indexOf instead of
  * a JSON scan and a parse per entry: at 200 000 servers (360 000 entries, 47 MB) that is what lets
  * `serve` be ready in a few seconds. Any other form, even valid JSON, is handed to the general
- * reader (parseManifest), so the answer is always the manifest's content.
+ * reader (parseManifest), so the answer is always the manifest's content. The entries go to a
+ * sink: a FileTable, or a reader's own structure (serve keeps a smaller, read-only one).
  */
 import { createHash } from 'node:crypto';
 import { parseManifest, type ManifestRead } from './manifest.js';
@@ -17,8 +18,25 @@ const EMPTY_TAIL = Buffer.from('}\n}\n');
 const TAIL = Buffer.from('\n  }\n}\n');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** The digest being read, decoded (a sink copies it). */
+const SHA = Buffer.alloc(32);
 /** Not the exact form: the general reader takes over. */
 class NotCanonical extends Error {}
+
+/** The value of each lowercase hex digit by its byte; -1 for any other byte (as the general reader, uppercase is refused). */
+const HEX = new Int8Array(256).fill(-1);
+for (let b = 0; b < 16; b++) HEX[b.toString(16).charCodeAt(0)] = b;
+
+/** Decodes the 64 hex digits at `buf[at]` into `out`; false when they are not 64 lowercase hex digits. */
+function decodeHex(buf: Buffer, at: number, out: Buffer): boolean {
+  for (let k = 0; k < 32; k++) {
+    const high = HEX[buf[at + 2 * k]!]!;
+    const low = HEX[buf[at + 2 * k + 1]!]!;
+    if ((high | low) < 0) return false;
+    out[k] = (high << 4) | low;
+  }
+  return true;
+}
 
 /** Whether `byte` occurs in `buf[from, to)`. */
 function hasByte(buf: Buffer, byte: number, from: number, to: number): boolean {
@@ -29,9 +47,29 @@ function hasByte(buf: Buffer, byte: number, from: number, to: number): boolean {
 /** The chunk ended inside an entry: wait for the next one. */
 const MORE = Symbol('more');
 
-/** Parses manifest bytes pushed in order; `end` gives the table. Throws NotCanonical on any other form. */
-class CanonicalReader {
-  readonly table = new FileTable();
+/** Where a manifest's entries go, in the manifest's order. */
+export interface ManifestSink<T> {
+  /** Adds an entry (`sha256`: 32 bytes, valid during the call only); false when `path` is already there. */
+  add(path: string, sha256: Buffer, size: number): boolean;
+  /** What the entries made; undefined when a path came twice after all (a sink may check only at the end). */
+  done(): T | undefined;
+}
+
+/** Collects the entries in a FileTable. */
+export function fileTableSink(): ManifestSink<FileTable> {
+  const table = new FileTable();
+  return {
+    add: (path, sha256, size) => {
+      const before = table.size;
+      return table.set(path, sha256, size) === before;
+    },
+    done: () => table,
+  };
+}
+
+/** Parses manifest bytes pushed in order into a sink. Throws NotCanonical on any other form. */
+class CanonicalReader<T> {
+  constructor(readonly sink: ManifestSink<T>) {}
   #carry: Buffer = Buffer.alloc(0);
   #head = true;
   #done = false;
@@ -83,9 +121,8 @@ class CanonicalReader {
         expect(at, SHA_OPEN);
         at += SHA_OPEN.length;
         if (buf.length - at < 64) throw MORE;
-        // Decoding stops at the first pair that is not hex: 32 bytes means 64 hex digits.
-        const sha = Buffer.from(buf.toString('latin1', at, at + 64), 'hex');
-        if (sha.length !== 32) throw new NotCanonical();
+        const sha = SHA;
+        if (!decodeHex(buf, at, sha)) throw new NotCanonical();
         at += 64;
         expect(at, SIZE_OPEN);
         at += SIZE_OPEN.length;
@@ -95,9 +132,8 @@ class CanonicalReader {
         const size = Number(buf.toString('latin1', digits, at));
         if (at === digits || (buf[digits] === 0x30 && at - digits > 1) || !Number.isSafeInteger(size)) throw new NotCanonical();
         expect(at, ENTRY_CLOSE);
-        const before = this.table.size;
         // Listed twice: the general reader names it.
-        if (this.table.set(path, sha, size) !== before) throw new NotCanonical();
+        if (!this.sink.add(path, sha, size)) throw new NotCanonical();
         i = at + ENTRY_CLOSE.length;
         this.#first = false;
       }
@@ -107,9 +143,10 @@ class CanonicalReader {
     this.#carry = i === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(i));
   }
 
-  end(): FileTable {
-    if (!this.#done) throw new NotCanonical();
-    return this.table;
+  end(): T {
+    const entries = this.#done ? this.sink.done() : undefined;
+    if (entries === undefined) throw new NotCanonical();
+    return entries;
   }
 }
 
@@ -126,21 +163,32 @@ function closingQuote(buf: Buffer, from: number): number {
 }
 
 /**
- * Reads a manifest from `chunks` (the file in order); undefined when it is not a manifest of
- * ours. The canonical form is read fast; anything else is read again whole by parseManifest, so
- * `again` must give the bytes once more.
+ * Reads a manifest from `chunks` (the file in order) into a new sink from `sink`; undefined when
+ * it is not a manifest of ours. The canonical form is read fast; anything else is read again whole
+ * by parseManifest, so `again` must give the bytes once more.
  */
-export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>): Promise<ManifestRead | undefined> {
-  const reader = new CanonicalReader();
+export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, sink: () => ManifestSink<T>): Promise<{ entries: T; sha256: string } | undefined> {
+  const reader = new CanonicalReader(sink());
   const hash = createHash('sha256');
   try {
     for await (const chunk of chunks) {
       hash.update(chunk);
       reader.push(chunk);
     }
-    return { table: reader.end(), sha256: hash.digest('hex') };
+    return { entries: reader.end(), sha256: hash.digest('hex') };
   } catch (error) {
     if (!(error instanceof NotCanonical)) throw error;
-    return parseManifest(await again());
+    const read = parseManifest(await again());
+    if (!read) return undefined;
+    const other = sink();
+    for (let i = 0; i < read.table.size; i++) other.add(read.table.path(i), Buffer.from(read.table.sha256(i), 'hex'), read.table.fileSize(i));
+    const entries = other.done();
+    return entries === undefined ? undefined : { entries, sha256: read.sha256 };
   }
+}
+
+/** readManifestInto a FileTable. */
+export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>): Promise<ManifestRead | undefined> {
+  const read = await readManifestInto(chunks, again, fileTableSink);
+  return read && { table: read.entries, sha256: read.sha256 };
 }

@@ -29,6 +29,38 @@ const LIST_CLOSE = Buffer.from('\n  ]');
 /** Separates the values of one field in FieldIndex.text; a term holding it is checked value by value. */
 const SEPARATOR = '\u0000';
 
+/**
+ * Strings joined as they come, a batch at a time: the many small strings die young and only the
+ * batches live until the end, so building a 200 000-value text leaves little garbage behind.
+ */
+export class TextBuilder {
+  #batch: string[] = [];
+  readonly #parts: string[] = [];
+  #length = 0;
+
+  constructor(readonly separator = '') {}
+
+  /** Text length so far (what the next string's start will be, once its separator is counted). */
+  get length(): number {
+    return this.#length;
+  }
+
+  push(text: string): void {
+    this.#length += text.length + (this.#length > 0 || this.#batch.length > 0 || this.#parts.length > 0 ? this.separator.length : 0);
+    this.#batch.push(text);
+    if (this.#batch.length === 256) {
+      this.#parts.push(this.#batch.join(this.separator));
+      this.#batch = [];
+    }
+  }
+
+  finish(): string {
+    if (this.#batch.length > 0) this.#parts.push(this.#batch.join(this.separator));
+    this.#batch = [];
+    return this.#parts.splice(0).join(this.separator);
+  }
+}
+
 /** A typed array that grows by doubling: typed storage without knowing the count in advance. */
 class Grow<T extends Float64Array | Uint32Array | Uint8Array> {
   length = 0;
@@ -135,12 +167,31 @@ export class ListIndex implements Selectable {
     return this.idText.slice(this.idStarts[i]!, this.idStarts[i + 1]!);
   }
 
-  /** The positions of `ids` in this list, ascending; ids it does not hold are left out. */
-  positionsOf(ids: Iterable<string>): Int32Array {
+  /**
+   * The positions in this list of the items of `other` (a view: a list-shaped file whose items are
+   * some of this list's), ascending; ids this list does not hold are left out. A view lists its
+   * records in list order, so one walk along both finds them without a map of 200 000 ids; a view
+   * in any other order falls back to the map.
+   */
+  positionsOf(other: ListIndex): Int32Array {
+    const out = new Int32Array(other.count);
+    let n = 0;
+    let at = 0;
+    for (let k = 0; k < other.count; k++) {
+      const from = other.idStarts[k]!;
+      const length = other.idStarts[k + 1]! - from;
+      while (at < this.count && !(this.idStarts[at + 1]! - this.idStarts[at]! === length && sameText(this.idText, this.idStarts[at]!, other.idText, from, length))) at++;
+      if (at === this.count) return this.#positionsByMap(other);
+      out[n++] = at++;
+    }
+    return out.slice(0, n);
+  }
+
+  #positionsByMap(other: ListIndex): Int32Array {
     const positions = this.#positionMap();
     const out: number[] = [];
-    for (const id of ids) {
-      const at = positions.get(id);
+    for (let k = 0; k < other.count; k++) {
+      const at = positions.get(other.id(k));
       if (at !== undefined) out.push(at);
     }
     return Int32Array.from(out).sort();
@@ -209,12 +260,12 @@ export class ListIndexer {
   #base = 0;
   readonly #open: Buffer;
   readonly #keys: { pattern: Buffer; next: number }[];
-  readonly #ids: string[] = [];
+  #count = 0;
+  readonly #ids = new TextBuilder();
   readonly #idStarts = new Grow(new Uint32Array(1024), (size) => new Uint32Array(size));
-  #idLength = 0;
   readonly #offsets = new Grow(new Float64Array(1024), (size) => new Float64Array(size));
   readonly #lengths = new Grow(new Uint32Array(1024), (size) => new Uint32Array(size));
-  readonly #values: { strings: Grow<Uint8Array>; texts: string[]; starts: Grow<Uint32Array>; length: number }[];
+  readonly #values: { strings: Grow<Uint8Array>; texts: TextBuilder; starts: Grow<Uint32Array>; length: number }[];
 
   constructor(
     readonly key: string,
@@ -225,7 +276,7 @@ export class ListIndexer {
   ) {
     this.#open = Buffer.from(`\n  ${JSON.stringify(key)}: [`);
     this.#keys = ['id', ...fields].map((field) => ({ pattern: keyPattern(field), next: UNKNOWN }));
-    this.#values = fields.map(() => ({ strings: new Grow(new Uint8Array(1024), (size) => new Uint8Array(size)), texts: [], starts: new Grow(new Uint32Array(1024), (size) => new Uint32Array(size)), length: 0 }));
+    this.#values = fields.map(() => ({ strings: new Grow(new Uint8Array(1024), (size) => new Uint8Array(size)), texts: new TextBuilder(SEPARATOR), starts: new Grow(new Uint32Array(1024), (size) => new Uint32Array(size)), length: 0 }));
   }
 
   /** Feeds the next bytes of the file. */
@@ -304,12 +355,10 @@ export class ListIndexer {
     this.fields.forEach((field, f) => {
       const values = this.#values[f]!;
       values.starts.push(values.length);
-      fields.set(field, new FieldIndex(values.texts.join(SEPARATOR), values.starts.done(), values.strings.done()));
-      values.texts.length = 0;
+      fields.set(field, new FieldIndex(values.texts.finish(), values.starts.done(), values.strings.done()));
     });
-    this.#idStarts.push(this.#idLength);
-    const idText = this.#ids.join('');
-    this.#ids.length = 0;
+    this.#idStarts.push(this.#ids.length);
+    const idText = this.#ids.finish();
     return new ListIndex(this.key, idText, this.#idStarts.done(), this.#offsets.done(), this.#lengths.done(), fields);
   }
 
@@ -320,18 +369,27 @@ export class ListIndexer {
   /** One item, `buf[start, end)`, from its `{` to its `}`. */
   #item(buf: Buffer, start: number, end: number, base: number): void {
     const keys = this.#keys;
+    // Where the next key's line would start if it follows the one just read (the keys are most
+    // often in the records' own order: id first, then name): checked in place, no search.
+    let cursor = start + 1;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      // The next place the key's line occurs, found once per stretch of the chunk: a key that
-      // items lack is not searched for again from each item to the end of the chunk.
-      if (key.next === UNKNOWN || (key.next !== -1 && key.next < start)) key.next = buf.indexOf(key.pattern, start);
-      const at = key.next !== -1 && key.next < end ? key.next : -1;
+      let at = -1;
+      if (cursor !== -1 && startsWith(buf, cursor, key.pattern)) at = cursor;
+      else {
+        // The next place the key's line occurs, found once per stretch of the chunk: a key that
+        // items lack is not searched for again from each item to the end of the chunk.
+        if (key.next === UNKNOWN || (key.next !== -1 && key.next < start)) key.next = buf.indexOf(key.pattern, start);
+        if (key.next !== -1 && key.next < end) at = key.next;
+      }
       const value = at === -1 ? undefined : stringAt(buf, at + key.pattern.length);
+      // After `"value"` comes `,` and the next key's line.
+      cursor = value !== undefined && buf[stringEnd + 1] === COMMA ? stringEnd + 2 : -1;
       if (k === 0) {
-        if (value === undefined) this.#fail(base + start, `item ${this.#ids.length + 1} has no string "id"`);
+        if (value === undefined) this.#fail(base + start, `item ${this.#count + 1} has no string "id"`);
+        this.#idStarts.push(this.#ids.length);
         this.#ids.push(value);
-        this.#idStarts.push(this.#idLength);
-        this.#idLength += value.length;
+        this.#count++;
         continue;
       }
       const values = this.#values[k - 1]!;
@@ -352,6 +410,12 @@ export class ListIndexer {
   }
 }
 
+/** Whether `a[from, from + length)` equals `b[at, at + length)`. */
+function sameText(a: string, from: number, b: string, at: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (a.charCodeAt(from + k) !== b.charCodeAt(at + k)) return false;
+  return true;
+}
+
 /** How a top-level key of an item is written: on its own line, six spaces in. */
 function keyPattern(field: string): Buffer {
   return Buffer.from(`\n      ${JSON.stringify(field)}: `);
@@ -362,6 +426,9 @@ function startsWith(buf: Buffer, at: number, prefix: Buffer): boolean {
   for (let k = 0; k < prefix.length; k++) if (buf[at + k] !== prefix[k]) return false;
   return true;
 }
+
+/** Where the string stringAt read last ends (its closing quote). */
+let stringEnd = -1;
 
 /** The JSON string starting at `at` (its opening quote), or undefined when the value there is no string. */
 function stringAt(buf: Buffer, at: number): string | undefined {
@@ -374,6 +441,7 @@ function stringAt(buf: Buffer, at: number): string | undefined {
     q = buf.indexOf(QUOTE, q + 1);
   }
   if (q === -1) return undefined;
+  stringEnd = q;
   let escaped = false;
   for (let k = at + 1; k < q; k++) {
     if (buf[k] === BACKSLASH) {

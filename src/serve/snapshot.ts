@@ -1,5 +1,5 @@
 /**
- * One published snapshot as `serve` holds it: the manifest's table (path → sha256, size) and,
+ * One published snapshot as `serve` holds it: the manifest's entries (path → sha256, size) and,
  * per resource, a compact index of its list built by streaming the list file once, with the list
  * file held open. Bodies stay on disk: records and other files are read when asked for and checked
  * against the table (files.ts); query answers are cut from the held list files. Filtered views
@@ -16,13 +16,13 @@ import { OutputError } from '../errors.js';
 import type { QueryCatalog } from '../index/query.js';
 import { encodeJson } from '../json/encode.js';
 import { journalPath } from '../publish/journal.js';
-import { readManifestChunks } from '../publish/manifest-fast.js';
+import { readManifestInto } from '../publish/manifest-fast.js';
 import { filterFile, listFile, MANIFEST_FILE } from '../publish/paths.js';
 import { checkFoldersOf } from '../publish/safe-folder.js';
-import type { FileTable } from '../publish/table.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { fileChunks, HeldFile, openNoFollow, readFully, scanFile, STALE, type Stale } from './files.js';
 import { ListFormatError, ListIndexer, type ListIndex } from './list-index.js';
+import { manifestIndexSink, type ManifestIndex } from './manifest-index.js';
 
 /** The manifest's identity on disk: a publish renames a new manifest into place, changing it. */
 export interface Stamp {
@@ -72,10 +72,7 @@ export class HeldList {
       loading = read()
         .then((view) => {
           if (view === STALE) return STALE;
-          const ids = function* (): Generator<string> {
-            for (let i = 0; i < view.count; i++) yield view.id(i);
-          };
-          const positions = this.index.positionsOf(ids());
+          const positions = this.index.positionsOf(view);
           this.#remember(sha256, positions);
           return positions;
         })
@@ -169,7 +166,7 @@ export class Snapshot implements QueryCatalog {
     readonly dir: string,
     readonly stamp: Stamp,
     /** Every file of the snapshot but the manifest itself. */
-    readonly table: FileTable,
+    readonly table: ManifestIndex,
     /** The manifest's bytes, held open (it is served too). */
     readonly manifest: HeldFile,
     readonly lists: ReadonlyMap<ResourceName, HeldList>,
@@ -281,20 +278,21 @@ export async function manifestStamp(dir: string): Promise<Stamp | undefined> {
 }
 
 /** Reads the manifest held open; undefined when it is missing or not a manifest of ours. */
-async function readHeldManifest(dir: string): Promise<{ file: HeldFile; table: FileTable } | undefined> {
+async function readHeldManifest(dir: string): Promise<{ file: HeldFile; table: ManifestIndex } | undefined> {
   const fd = opened(join(dir, MANIFEST_FILE));
   if (fd === undefined) return undefined;
   let kept = false;
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return undefined;
-    const read = await readManifestChunks(fileChunks(fd, 0, stat.size), async () => {
+    const again = async (): Promise<Buffer> => {
       const bytes = Buffer.allocUnsafe(stat.size);
       return readFully(fd, bytes, 0, stat.size, 0) ? bytes : Buffer.alloc(0);
-    });
+    };
+    const read = await readManifestInto(fileChunks(fd, 0, stat.size), again, manifestIndexSink);
     if (!read) return undefined;
     kept = true;
-    return { file: new HeldFile(fd, stat.size, read.sha256, stat.mtimeMs), table: read.table };
+    return { file: new HeldFile(fd, stat.size, read.sha256, stat.mtimeMs), table: read.entries };
   } finally {
     if (!kept) closeSync(fd);
   }
@@ -319,7 +317,7 @@ export async function loadSnapshot(dir: string, options: { caseSensitive: boolea
     if (!manifest) return fail({ missing: true, reason: `${join(dir, MANIFEST_FILE)} is not a valid manifest` });
     opened.push(manifest.file);
     const { table } = manifest;
-    await checkFoldersOf(dir, table.paths());
+    await checkFoldersOf(dir, table.folderSamples);
 
     const previous = options.previous?.caseSensitive === options.caseSensitive ? options.previous : undefined;
     const lists = new Map<ResourceName, HeldList>();

@@ -75,6 +75,20 @@ describe('ListIndexer', () => {
     }
   });
 
+  it('finds the positions of a view\'s records, in list order or not, and leaves out ids the list lacks', () => {
+    const records = Array.from({ length: 50 }, (_, i) => ({ id: i % 7 === 0 ? `é${i}` : String(i), name: `n${i}` }));
+    const list = index(encodeJson({ servers: records }), 'servers', ['name'], rng(8));
+    const pick = (ids: string[]): ListIndex => index(encodeJson({ servers: ids.map((id) => ({ id })) }), 'servers', [], rng(9));
+    const inOrder = records.filter((_, i) => i % 3 === 0).map((r) => r.id);
+    expect([...list.positionsOf(pick(inOrder))]).toEqual(records.flatMap((_, i) => (i % 3 === 0 ? [i] : [])));
+    expect([...list.positionsOf(pick(['5', 'é0', '48', 'nope', '3']))]).toEqual([0, 3, 5, 48]);
+    expect([...list.positionsOf(pick(['é49', 'gone']))]).toEqual([49]);
+    expect([...list.positionsOf(pick(['49']))]).toEqual([]);
+    expect([...list.positionsOf(pick([]))]).toEqual([]);
+    expect(list.has('é7')).toBe(true);
+    expect(list.has('7')).toBe(false);
+  });
+
   it('matches case-sensitively when asked', () => {
     const records = [{ id: '1', name: 'Web' }, { id: '2', name: 'web' }, { id: '3', name: 'WEB' }];
     const list = index(encodeJson({ servers: records }), 'servers', ['name'], rng(3), true);

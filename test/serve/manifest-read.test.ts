@@ -1,11 +1,12 @@
 /** The fast manifest reader serve loads with: the same table and digest as the general reader, for any manifest. */
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readManifestChunks } from '../../src/publish/manifest-fast.js';
+import { readManifestChunks, readManifestInto } from '../../src/publish/manifest-fast.js';
 import { encodeManifest, parseManifest, type ManifestRead } from '../../src/publish/manifest.js';
 import { FileTable } from '../../src/publish/table.js';
+import { manifestIndexSink } from '../../src/serve/manifest-index.js';
 
-const PATHS = ['servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json'];
+const PATHS = ['servers/_filter/by_system/1.json', '_browser/records/servers/0.js', 'servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json'];
 
 function table(paths: readonly string[]): FileTable {
   const out = new FileTable();
@@ -59,5 +60,31 @@ describe('readManifestChunks', () => {
       expect(summary(read), bytes.toString().slice(0, 60)).toEqual(summary(parseManifest(bytes)));
     }
     expect(summary(await readManifestChunks(pieces(compact, 50), async () => compact))).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: hash('sha256', compact, 'hex') });
+  });
+
+  it('fills the ManifestIndex of serve: every path found with its digest and size, others not, every folder sampled', async () => {
+    const paths = [...PATHS, ...Array.from({ length: 5000 }, (_, i) => `servers/${i}.json`), 'applications/a.json', 'z/y/x/w.json'];
+    const bytes = encodeManifest(table(paths));
+    const expected = parseManifest(bytes)!;
+    for (const size of [3, 4096, bytes.length]) {
+      const read = await readManifestInto(pieces(bytes, size), async () => bytes, manifestIndexSink);
+      const index = read!.entries;
+      expect(read!.sha256).toBe(expected.sha256);
+      expect(index.size).toBe(expected.table.size);
+      for (let i = 0; i < expected.table.size; i++) {
+        const path = expected.table.path(i);
+        const at = index.indexOf(path);
+        expect(at, path).toBeDefined();
+        expect(index.path(at!)).toBe(path);
+        expect(index.sha256(at!)).toBe(expected.table.sha256(i));
+        expect(index.fileSize(at!)).toBe(expected.table.fileSize(i));
+      }
+      for (const other of ['', 'servers', 'servers/', 'servers/5000.json', 'SERVERS.json', 'servers.json ', 'z/y/x', '日本']) expect(index.has(other), other).toBe(false);
+      const folders = new Set(paths.flatMap((p) => (p.includes('/') ? [p.slice(0, p.lastIndexOf('/'))] : [])));
+      expect(new Set(index.folderSamples.map((p) => p.slice(0, p.lastIndexOf('/'))))).toEqual(folders);
+    }
+    // Listed twice: not a manifest (the general reader agrees).
+    const twice = Buffer.from(bytes.toString().replace('"servers/1.json"', '"servers/0.json"'));
+    expect(await readManifestInto(pieces(twice, 100), async () => twice, manifestIndexSink)).toBeUndefined();
   });
 });
