@@ -21,7 +21,7 @@ import type { HeldList, Snapshot } from './snapshot.js';
 export type Body = { etag: string; type: string; bytes: Buffer } | { etag: string; type: string; size: number; chunks: () => AsyncIterable<Buffer>; close: () => void };
 
 /** Answers up to this size are put together in memory (and may be cached); larger ones are streamed. */
-const ANSWER_IN_MEMORY_BYTES = 8 * 1024 * 1024;
+export const ANSWER_IN_MEMORY_BYTES = 8 * 1024 * 1024;
 /** Items closer than this in the file are read in one go, the bytes between them skipped. */
 const MERGE_GAP_BYTES = 16 * 1024;
 /** At most this much is read at once for an answer. */
@@ -31,6 +31,10 @@ const PIECE_BYTES = 1024 * 1024;
 export interface BodySources {
   cache: BodyCache;
   verdicts: Verdicts;
+  /** Files up to this size are read whole (and may be cached), larger ones streamed (default SMALL_FILE_BYTES). */
+  fileInMemoryBytes?: number;
+  /** Likewise for query answers (default ANSWER_IN_MEMORY_BYTES). */
+  answerInMemoryBytes?: number;
 }
 
 /** The ETag of a body whose sha256 (or derived digest) is given. */
@@ -55,7 +59,7 @@ export async function fileBody(snapshot: Snapshot, path: string, file: SnapshotF
   const { held } = file;
   if (held) {
     if (!(await held.intact())) return STALE;
-    if (held.size <= SMALL_FILE_BYTES) {
+    if (held.size <= (sources.fileInMemoryBytes ?? SMALL_FILE_BYTES)) {
       const bytes = Buffer.allocUnsafe(held.size);
       if (!readFully(held.fd, bytes, 0, held.size, 0)) return STALE;
       sources.cache.set(etag, bytes);
@@ -63,7 +67,7 @@ export async function fileBody(snapshot: Snapshot, path: string, file: SnapshotF
     }
     return { etag, type, size: held.size, chunks: () => fileChunks(held.fd, 0, held.size), close: () => {} };
   }
-  const read = await readPublished(join(snapshot.dir, path), file, sources.verdicts);
+  const read = await readPublished(join(snapshot.dir, path), file, sources.verdicts, sources.fileInMemoryBytes);
   if (read === STALE) return STALE;
   if ('bytes' in read) {
     sources.cache.set(etag, read.bytes);
@@ -136,58 +140,78 @@ export async function queryBody(answer: PreparedAnswer, sources: BodySources): P
   if (hit) return { etag, type: JSON_TYPE, bytes: hit };
   if (list.file && !(await list.file.intact())) return STALE;
   const { ranges, size } = answer;
-  const { head, tail } = envelope(answer.resource, ranges.length > 0);
   const fd = list.file?.fd ?? -1;
-  if (size <= ANSWER_IN_MEMORY_BYTES) {
+  if (size <= (sources.answerInMemoryBytes ?? ANSWER_IN_MEMORY_BYTES)) {
     const bytes = answerBytes(fd, answer.resource, ranges);
     sources.cache.set(etag, bytes);
     return { etag, type: JSON_TYPE, bytes };
   }
+  const { head, tail } = envelope(answer.resource, ranges.length > 0);
   return {
     etag,
     type: JSON_TYPE,
     size,
     chunks: async function* () {
       yield head;
-      yield* pieces(fd, ranges);
+      for (const [k, end] of groups(ranges)) {
+        const piece = Buffer.allocUnsafe(groupSize(ranges, k, end));
+        copyGroup(fd, ranges, k, end, piece, 0);
+        yield piece;
+      }
       yield tail;
     },
     close: () => {},
   };
 }
 
-/** The whole answer made of the items at `ranges` of the list file `fd` (see ListIndex.ranges). */
+/** The whole answer made of the items at `ranges` of the list file `fd` (see ListIndex.ranges), in one allocation. */
 export function answerBytes(fd: number, resource: ResourceName, ranges: readonly number[]): Buffer {
   const { head, tail } = envelope(resource, ranges.length > 0);
-  return Buffer.concat([head, ...pieces(fd, ranges), tail]);
+  let size = head.length + tail.length;
+  for (const [k, end] of groups(ranges)) size += groupSize(ranges, k, end);
+  const out = Buffer.allocUnsafe(size);
+  let at = head.copy(out, 0);
+  for (const [k, end] of groups(ranges)) at = copyGroup(fd, ranges, k, end, out, at);
+  tail.copy(out, at);
+  return out;
 }
 
+const FIRST = Buffer.from(ITEM_GAP.slice(1));
+const GAP = Buffer.from(ITEM_GAP);
+/** Where a group is read: one buffer for every answer, as the reads here are synchronous. */
+const SCRATCH = Buffer.allocUnsafeSlow(PIECE_BYTES);
+
 /**
- * The items' bytes, each range led by what separates it from the one before (`\n    ` for the
- * first, `,\n    ` after), in pieces of about PIECE_BYTES. Ranges close together are read with
- * one read each group.
+ * The ranges in groups read with one read each: ranges closer than MERGE_GAP_BYTES whose span
+ * stays within PIECE_BYTES. Each group is [k, end): ranges[k] to ranges[end - 1].
  */
-function* pieces(fd: number, ranges: readonly number[]): Generator<Buffer> {
-  const first = Buffer.from(ITEM_GAP.slice(1));
-  const gap = Buffer.from(ITEM_GAP);
-  let k = 0;
-  while (k < ranges.length) {
-    // A group: ranges whose span, gaps included, stays within a piece.
+function* groups(ranges: readonly number[]): Generator<[number, number]> {
+  for (let k = 0; k < ranges.length; ) {
     const from = ranges[k]!;
     let end = k + 2;
     while (end < ranges.length && ranges[end]! - ranges[end - 1]! <= MERGE_GAP_BYTES && ranges[end + 1]! - from <= PIECE_BYTES) end += 2;
-    const span = ranges[end - 1]! - from;
-    const window = Buffer.allocUnsafe(span);
-    if (!readFully(fd, window, 0, span, from)) throw new Error('a list file became shorter while an answer was read from it');
-    let size = 0;
-    for (let j = k; j < end; j += 2) size += ITEM_GAP.length + ranges[j + 1]! - ranges[j]!;
-    const piece = Buffer.allocUnsafe(size - (k === 0 ? 1 : 0));
-    let at = 0;
-    for (let j = k; j < end; j += 2) {
-      at += (j === 0 ? first : gap).copy(piece, at);
-      at += window.copy(piece, at, ranges[j]! - from, ranges[j + 1]! - from);
-    }
-    yield piece;
+    yield [k, end];
     k = end;
   }
+}
+
+/** The bytes a group adds to an answer: each range led by ITEM_GAP, the very first by its newline and indent only. */
+function groupSize(ranges: readonly number[], k: number, end: number): number {
+  let size = k === 0 ? -1 : 0;
+  for (let j = k; j < end; j += 2) size += ITEM_GAP.length + ranges[j + 1]! - ranges[j]!;
+  return size;
+}
+
+/** Reads a group from the list file and copies its items, each led by its separator, into `target` at `at`; the offset after. */
+function copyGroup(fd: number, ranges: readonly number[], k: number, end: number, target: Buffer, at: number): number {
+  const from = ranges[k]!;
+  const span = ranges[end - 1]! - from;
+  // A single item larger than a piece gets a buffer of its own.
+  const window = span <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(span);
+  if (!readFully(fd, window, 0, span, from)) throw new Error('a list file became shorter while an answer was read from it');
+  for (let j = k; j < end; j += 2) {
+    at += (j === 0 ? FIRST : GAP).copy(target, at);
+    at += window.copy(target, at, ranges[j]! - from, ranges[j + 1]! - from);
+  }
+  return at;
 }

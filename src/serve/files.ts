@@ -144,7 +144,7 @@ export class Verdicts {
 }
 
 /** Reads the file at `path` if it holds exactly `expected`; STALE when it does not (or is missing, or a link). */
-export async function readPublished(path: string, expected: { sha256: string; size: number }, verdicts: Verdicts): Promise<FileRead | Stale> {
+export async function readPublished(path: string, expected: { sha256: string; size: number }, verdicts: Verdicts, smallBytes = SMALL_FILE_BYTES): Promise<FileRead | Stale> {
   // A link (where the snapshot has a file) is never read through: it is no match either.
   const fd = openNoFollow(path);
   if (typeof fd !== 'number') return STALE;
@@ -152,7 +152,7 @@ export async function readPublished(path: string, expected: { sha256: string; si
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size !== expected.size) return STALE;
-    if (stat.size <= SMALL_FILE_BYTES) {
+    if (stat.size <= smallBytes) {
       const bytes = Buffer.allocUnsafe(stat.size);
       if (!readFully(fd, bytes, 0, stat.size, 0) || hash('sha256', bytes, 'hex') !== expected.sha256) return STALE;
       return { bytes };

@@ -39,8 +39,13 @@ export interface ServeOptions {
    * started with, before it answers 503 (default 5000 ms).
    */
   waitMs?: number;
-  /** Bytes of hot bodies and compressed forms kept in memory (default 64 MiB). */
+  /** Bytes of hot bodies and compressed forms kept in memory (default 48 MiB). */
   cacheBytes?: number;
+  /**
+   * Bodies larger than this are streamed from disk rather than held whole (default: 1 MiB for
+   * files, 8 MiB for query answers). Small values make tests take the streaming paths.
+   */
+  streamAboveBytes?: number;
 }
 
 /** A running server. */
@@ -56,7 +61,7 @@ export interface RunningServe {
 
 const STARTUP_ATTEMPTS = 40;
 const STARTUP_RETRY_MS = 250;
-const CACHE_BYTES = 64 * 1024 * 1024;
+const CACHE_BYTES = 48 * 1024 * 1024;
 /** One body may take at most this share of the cache. */
 const CACHE_ENTRY_SHARE = 8;
 
@@ -109,7 +114,12 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     watch,
     token: options.token,
     waitMs: options.waitMs ?? 5000,
-    sources: { cache: new BodyCache(cacheBytes, Math.floor(cacheBytes / CACHE_ENTRY_SHARE)), verdicts: new Verdicts() },
+    sources: {
+      cache: new BodyCache(cacheBytes, Math.floor(cacheBytes / CACHE_ENTRY_SHARE)),
+      verdicts: new Verdicts(),
+      fileInMemoryBytes: options.streamAboveBytes,
+      answerInMemoryBytes: options.streamAboveBytes,
+    },
     log: options.quiet ? undefined : raw,
   });
   const server = createServer(handler);

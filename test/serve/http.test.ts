@@ -137,6 +137,35 @@ describe('serve over HTTP', () => {
     expect((await raw(serve.url, '/servers.json?color=red&by_virtual=1&x=')).body.equals(view.body)).toBe(true);
   });
 
+  it('bodies streamed from disk (past streamAboveBytes) are the same bytes, in every coding and for HEAD', async () => {
+    const streaming = await startServe({ dir: mirror.dir, quiet: true, streamAboveBytes: 1000, cacheBytes: 4000 });
+    try {
+      const paths = ['/servers.json', '/_meta/manifest.json', '/servers.json?by_virtual=1', '/servers.json?search=a', '/servers.json?by_system=1&search=e', '/databases.json?include=servers&by_name=a', '/_browser/data.js', '/_browser/app.js'];
+      for (const path of paths) {
+        const expected = await raw(serve.url, path);
+        expect(expected.body.length, path).toBeGreaterThan(1000);
+        for (const round of [1, 2]) {
+          const plain = await raw(streaming.url, path);
+          expect(plain.status, path).toBe(200);
+          expect(plain.headers['content-length'], path).toBe(String(expected.body.length));
+          expect(plain.headers.etag, path).toBe(expected.headers.etag);
+          expect(plain.body.equals(expected.body), `${path} round ${round}`).toBe(true);
+          for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+            const packed = await raw(streaming.url, path, { headers: { 'Accept-Encoding': coding } });
+            expect(packed.headers['content-encoding'], path).toBe(coding);
+            expect(decode(packed.body).equals(expected.body), `${path} ${coding}`).toBe(true);
+          }
+          const head = await raw(streaming.url, path, { method: 'HEAD' });
+          expect(head.body.length).toBe(0);
+          expect(head.headers['content-length']).toBe(String(expected.body.length));
+          expect((await raw(streaming.url, path, { headers: { 'If-None-Match': String(expected.headers.etag) } })).status).toBe(304);
+        }
+      }
+    } finally {
+      await streaming.close();
+    }
+  });
+
   it('gzip and brotli decode to the same body, with Vary; HEAD sends headers only', async () => {
     const plain = await raw(serve.url, '/servers.json');
     for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
