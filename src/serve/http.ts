@@ -231,15 +231,19 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     req.on('error', () => res.destroy());
     const log = options.log;
     const started = log ? performance.now() : 0;
+    // Read now: once the socket is gone it has no address.
+    const client = log ? (req.socket.remoteAddress ?? '-') : '';
     const line = (outcome: string): void => {
       const target = (req.url ?? '').length > 200 ? `${(req.url ?? '').slice(0, 200)}…` : req.url;
-      log!(`${new Date(performance.timeOrigin + started).toISOString()} ${req.socket.remoteAddress ?? '-'} ${req.method} ${target} ${outcome}`);
+      log!(`${new Date(performance.timeOrigin + started).toISOString()} ${client} ${req.method} ${target} ${outcome}`);
     };
     const done = (bytes: number): void => {
       if (log) line(`${res.statusCode} ${bytes} ${(performance.now() - started).toFixed(1)}ms`);
     };
     const failed = (error: unknown): void => {
-      if (log) line(`failed: ${error instanceof Error ? error.message : String(error)}`);
+      // A client that goes away in the middle of a long body is no failure of ours.
+      const aborted = (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+      if (log) line(aborted ? `${res.statusCode} aborted by the client` : `failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendError(res, { status: 500, error: 'internal error' });
       else res.destroy();
     };
