@@ -24,6 +24,9 @@ export type Stale = typeof STALE;
 /** Errors that mean "the path does not hold the snapshot's file" rather than a fault of the machine. */
 const NOT_THE_FILE = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENXIO']);
 
+/** Read errors of something that is not a regular file. */
+const NOT_READABLE = new Set(['EISDIR', 'EAGAIN', 'ESPIPE', 'EINVAL']);
+
 /** Opens `path` for reading without following a link: the descriptor, or why there is none to read. */
 export function openNoFollow(path: string): number | 'missing' | 'link' {
   try {
@@ -150,13 +153,23 @@ export async function readPublished(path: string, expected: { sha256: string; si
   if (typeof fd !== 'number') return STALE;
   let handedOver = false;
   try {
+    if (expected.size <= smallBytes) {
+      // No fstat: a file of any other size reads short or long, a folder or FIFO fails or reads nothing.
+      const bytes = Buffer.allocUnsafe(expected.size + 1);
+      let read = 0;
+      try {
+        for (let n = -1; n !== 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
+      } catch (error) {
+        // A folder, a FIFO or a device where the snapshot has a file.
+        if (NOT_READABLE.has((error as NodeJS.ErrnoException).code ?? '')) return STALE;
+        throw error;
+      }
+      const body = bytes.subarray(0, expected.size);
+      if (read !== expected.size || hash('sha256', body, 'hex') !== expected.sha256) return STALE;
+      return { bytes: body };
+    }
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size !== expected.size) return STALE;
-    if (stat.size <= smallBytes) {
-      const bytes = Buffer.allocUnsafe(stat.size);
-      if (!readFully(fd, bytes, 0, stat.size, 0) || hash('sha256', bytes, 'hex') !== expected.sha256) return STALE;
-      return { bytes };
-    }
     const key = `${path}\0${stat.ino}\0${stat.mtimeMs}\0${stat.size}`;
     let sha256 = verdicts.get(key);
     if (sha256 === undefined) {
