@@ -23,12 +23,14 @@ export function hasNginx(): boolean {
 
 /**
  * Starts nginx on `dir`. `site` renders the server block for a port (default: the generated
- * configuration); `accessLog` keeps a log in the work folder (default off, for benchmarks).
+ * configuration, listening on `host`, default 127.0.0.1, where the readiness check goes too);
+ * `accessLog` keeps a log in the work folder (default off, for benchmarks).
  */
-export async function startNginx(dir: string, options: { site?: (port: number) => Promise<string>; accessLog?: boolean } = {}): Promise<RunningNginx> {
+export async function startNginx(dir: string, options: { site?: (port: number) => Promise<string>; accessLog?: boolean; host?: string } = {}): Promise<RunningNginx> {
   const work = mkdtempSync(join(tmpdir(), 'im-nginx-'));
   const port = await freePort();
-  const site = options.site ? await options.site(port) : renderNginxConf({ root: dir, port, serverName: '_', specials: await findSpecials(dir) });
+  const host = options.host ?? '127.0.0.1';
+  const site = options.site ? await options.site(port) : renderNginxConf({ root: dir, listen: `${host}:${port}`, serverName: '_', specials: await findSpecials(dir) });
   const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => {
     mkdirSync(join(work, kind));
     return `  ${kind}_temp_path ${join(work, kind)};`;
@@ -38,7 +40,7 @@ export async function startNginx(dir: string, options: { site?: (port: number) =
   const accessLog = options.accessLog ? join(work, 'access.log') : 'off';
   writeFileSync(join(work, 'nginx.conf'), `${user}worker_processes 1;\nevents { worker_connections 1024; }\nhttp {\n  access_log ${accessLog};\n${temps.join('\n')}\n${site}\n}\n`);
   const child = spawn('nginx', ['-p', work, '-c', join(work, 'nginx.conf'), '-g', `daemon off; pid ${join(work, 'nginx.pid')}; error_log ${join(work, 'error.log')};`], { stdio: 'ignore', env: childEnv() });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((done) => child.once('exit', done));

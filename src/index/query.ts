@@ -1,18 +1,18 @@
 /**
- * List queries over a published snapshot, pure: (resource, query string, the snapshot's lists and
- * views) → the records the service would list, or the parameter the mirror cannot answer for.
- * Precomputed views answer the filters only the service can evaluate; substring filters are
- * evaluated on the list records; several parameters combine with AND, in list order.
+ * List queries over a published snapshot, pure. A query is first planned from what the snapshot
+ * holds (which views exist, which ids the lists have): the answer, or the parameter the mirror
+ * cannot answer for. The plan is then carried out on positions in a list: precomputed views keep
+ * the records they list, substring filters are matched on the list's values, several parameters
+ * combine with AND, and the answer keeps the list order.
  */
 import { RESOURCES, type FilterSpec, type ResourceName } from '../spec/resources.js';
-import type { RawRecord } from '../spec/schemas.js';
 
-/** What a query needs from a snapshot. */
-export interface QuerySource {
-  /** The list records, in the service's list order. */
-  list(resource: ResourceName): readonly RawRecord[];
-  /** The records of a precomputed view (`_filter` file), or undefined when the snapshot has none. */
-  view(resource: ResourceName, param: string, value: string): readonly RawRecord[] | undefined;
+/** What planning needs to know of a snapshot. */
+export interface QueryCatalog {
+  /** Whether the snapshot holds the precomputed view (`_filter` file) for this parameter value. */
+  hasView(resource: ResourceName, param: string, value: string): boolean;
+  /** Whether the resource's list holds a record with this id. */
+  hasRecord(resource: ResourceName, id: string): boolean;
 }
 
 /** A list query reduced to the resource's own parameters: unknown ones dropped, the last repeat kept. */
@@ -28,7 +28,19 @@ export interface QueryRefusal {
   message: string;
 }
 
-export type QueryResult = { ok: true; records: readonly RawRecord[] } | ({ ok: false } & QueryRefusal);
+/** How to answer a query from a snapshot. */
+export interface QueryPlan {
+  /** The answer is the empty list, whatever else the query says. */
+  empty: boolean;
+  /** The records come from the `include=servers` view rather than from the list. */
+  include: boolean;
+  /** Views the records must all be in. */
+  views: { param: string; value: string }[];
+  /** Substring conditions: the field and the term, lowercased unless matching is case-sensitive. */
+  substrings: { field: string; term: string }[];
+}
+
+export type PlanResult = { ok: true; plan: QueryPlan } | ({ ok: false } & QueryRefusal);
 
 /** Keeps the parameters the resource knows (the service ignores the others); the last repeat wins. */
 export function normalizeListQuery(resource: ResourceName, search: URLSearchParams): ListQuery {
@@ -47,29 +59,20 @@ export function isSubstringFilter(resource: ResourceName, param: string): boolea
   return RESOURCES[resource].filters.some((f) => f.param === param && f.values.kind === 'substring');
 }
 
-const refuse = (param: string, message: string): QueryResult => ({ ok: false, param, message });
+const refuse = (param: string, message: string): PlanResult => ({ ok: false, param, message });
 
-type Condition = { ids: ReadonlySet<string> } | { field: string; term: string } | QueryRefusal | 'none';
-
-function idsOf(records: readonly RawRecord[]): Set<string> {
-  return new Set(records.map((r) => r.id));
-}
-
-/** How one parameter narrows the list: by a view's ids, by a substring, to nothing, or refused. */
-function condition(resource: ResourceName, filter: FilterSpec, value: string, source: QuerySource, caseSensitive: boolean): Condition {
+/** How one parameter without a view narrows the list: to nothing, or refused. */
+function withoutView(resource: ResourceName, filter: FilterSpec, value: string, catalog: QueryCatalog): QueryRefusal | 'none' {
   const { param } = filter;
-  const kind = filter.values.kind;
-  if (kind === 'substring') return { field: filter.values.field, term: caseSensitive ? value : value.toLowerCase() };
-  const view = source.view(resource, param, value);
-  if (view) return { ids: idsOf(view) };
-  switch (kind) {
+  switch (filter.values.kind) {
     case 'os-ids':
       // Every operating-system id has its view; a value that is none of them matches nothing.
-      if (source.list('operating_systems').some((os) => os.id === value)) {
+      if (catalog.hasRecord('operating_systems', value)) {
         return { param, message: `the mirror lacks the view ${param}=${value} although that operating system exists; run sync again` };
       }
       return 'none';
     case 'field':
+    case 'substring':
       // Every value seen in the list has its view; any other value matches nothing.
       return 'none';
     case 'fixed':
@@ -82,36 +85,71 @@ function condition(resource: ResourceName, filter: FilterSpec, value: string, so
   }
 }
 
-function matches(value: unknown, term: string, caseSensitive: boolean): boolean {
-  if (typeof value !== 'string') return false;
-  return (caseSensitive ? value : value.toLowerCase()).includes(term);
-}
-
 /**
- * Evaluates a normalized query on a snapshot. `include=servers` takes its records from that view;
- * any other `include` value is refused, since the mirror cannot know what it would add.
+ * Plans a normalized query. `include=servers` takes its records from that view; any other
+ * `include` value is refused, since the mirror cannot know what it would add.
  */
-export function evaluateListQuery(resource: ResourceName, query: ListQuery, source: QuerySource, options: { caseSensitive?: boolean } = {}): QueryResult {
-  const caseSensitive = options.caseSensitive ?? false;
-  let base: readonly RawRecord[] = source.list(resource);
-  const conditions: ({ ids: ReadonlySet<string> } | { field: string; term: string })[] = [];
-  let empty = false;
+export function planListQuery(resource: ResourceName, query: ListQuery, catalog: QueryCatalog, options: { caseSensitive?: boolean } = {}): PlanResult {
+  const plan: QueryPlan = { empty: false, include: false, views: [], substrings: [] };
   for (const filter of RESOURCES[resource].filters) {
     const value = query.params.get(filter.param);
     if (value === undefined) continue;
     if (filter.param === 'include') {
-      const view = value.split(',').every((part) => part === 'servers') ? source.view(resource, 'include', 'servers') : undefined;
-      if (!view) return refuse('include', `include=${JSON.stringify(value)} is not held by the mirror; it holds include=servers only`);
-      base = view;
+      const held = value.split(',').every((part) => part === 'servers') && catalog.hasView(resource, 'include', 'servers');
+      if (!held) return refuse('include', `include=${JSON.stringify(value)} is not held by the mirror; it holds include=servers only`);
+      plan.include = true;
       continue;
     }
-    const found = condition(resource, filter, value, source, caseSensitive);
-    if (found === 'none') empty = true;
-    else if ('message' in found) return refuse(found.param, found.message);
-    else conditions.push(found);
+    if (filter.values.kind === 'substring') {
+      plan.substrings.push({ field: filter.values.field, term: options.caseSensitive ? value : value.toLowerCase() });
+      continue;
+    }
+    if (catalog.hasView(resource, filter.param, value)) {
+      plan.views.push({ param: filter.param, value });
+      continue;
+    }
+    const found = withoutView(resource, filter, value, catalog);
+    if (found === 'none') plan.empty = true;
+    else return refuse(found.param, found.message);
   }
-  if (empty) return { ok: true, records: [] };
-  if (conditions.length === 0) return { ok: true, records: base };
-  const records = base.filter((record) => conditions.every((c) => ('ids' in c ? c.ids.has(record.id) : matches(record[c.field], c.term, caseSensitive))));
-  return { ok: true, records };
+  return { ok: true, plan };
+}
+
+/** A list as the selection sees it: a count of items and substring matching on their fields. */
+export interface Selectable {
+  readonly count: number;
+  /** Items (ascending positions) whose `field` holds `term`; among `among` only, when given. */
+  matching(field: string, term: string, among?: Int32Array): Int32Array;
+}
+
+/** The positions in both ascending lists. */
+export function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(Math.min(a.length, b.length));
+  let n = 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out[n++] = x;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out.slice(0, n);
+}
+
+/**
+ * The positions (ascending, so in list order) of the items a plan keeps, given the positions in
+ * `list` of each of its views' records; 'all' when nothing narrows the list.
+ */
+export function selectPositions(list: Selectable, plan: QueryPlan, views: readonly Int32Array[]): Int32Array | 'all' {
+  if (plan.empty) return new Int32Array(0);
+  let kept: Int32Array | undefined;
+  // Smallest view first: each intersection is then at most that long.
+  for (const view of [...views].sort((a, b) => a.length - b.length)) kept = kept ? intersect(kept, view) : view;
+  for (const { field, term } of plan.substrings) kept = list.matching(field, term, kept);
+  return kept ?? 'all';
 }

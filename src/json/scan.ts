@@ -379,7 +379,7 @@ const ESCAPED_AT_END = -2;
  * at `from` is escaped), found with indexOf rather than byte by byte; -1 (or ESCAPED_AT_END) when
  * the chunk ends inside the string.
  */
-function closingQuote(chunk: Buffer, from: number, escaped: boolean): number {
+export function closingQuote(chunk: Buffer, from: number, escaped: boolean): number {
   let q = chunk.indexOf(QUOTE, from);
   while (q !== -1) {
     let k = q - 1;

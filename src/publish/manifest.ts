@@ -4,14 +4,10 @@
  * written and read piece by piece: at 200 000 servers it lists 360 000 files (about 47 MB), which
  * parsed whole would take four times that in objects.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createHash, hash } from 'node:crypto';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { isPlainObject } from '../util/json-value.js';
-import { MANIFEST_FILE } from './paths.js';
 import { FileTable } from './table.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -107,20 +103,6 @@ export function parseManifest(bytes: Buffer): ManifestRead | undefined {
     return reader.end();
   } catch (error) {
     if (error instanceof ScanError) return undefined;
-    throw error;
-  }
-}
-
-/** Reads `dir`'s manifest as it streams from disk; undefined when there is none or it is not ours. */
-export async function readManifest(dir: string): Promise<ManifestRead | undefined> {
-  try {
-    const reader = new ManifestReader((await stat(join(dir, MANIFEST_FILE))).size);
-    for await (const chunk of createReadStream(join(dir, MANIFEST_FILE), { highWaterMark: 1024 * 1024 })) reader.push(chunk as Buffer);
-    return reader.end();
-  } catch (error) {
-    if (error instanceof ScanError) return undefined;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
     throw error;
   }
 }

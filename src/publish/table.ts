@@ -13,6 +13,7 @@ const ITEM_BYTES = 12;
 /** An ETag as its 16 bytes when it is a quoted 32-digit hex string, weak or strong (Rails, nginx-ish). */
 const ETAG_BYTES = 16;
 const HEX32_ETAG = /^(W\/)?"([0-9a-f]{32})"$/;
+const EMPTY: Buffer = Buffer.alloc(0);
 
 /** What the next sync sends to ask "changed since?", and the list item the file was checked with. */
 export interface Validators {
@@ -46,12 +47,14 @@ export class FileTable {
   #hashes: Buffer;
   /** Sizes in bytes (Float64: an archive's manifest may claim any size, and must be refused by it, not wrap). */
   #sizes: Float64Array;
-  #etagKind: Buffer;
-  #etags: Buffer;
+  /** Validator columns, made when the first validator is set (a manifest read alone has none). */
+  #etagKind = EMPTY;
+  #etags = EMPTY;
   readonly #otherEtags = new Map<number, string>();
   readonly #modified = new Map<number, string>();
-  #items: Buffer;
-  #hasItem: Buffer;
+  #items = EMPTY;
+  #hasItem = EMPTY;
+  #capacity: number;
   #count = 0;
 
   /** `expected`: about how many files the table will hold (it grows beyond as needed). */
@@ -63,10 +66,7 @@ export class FileTable {
     this.#slotHashes = new Uint32Array(slots);
     this.#hashes = Buffer.alloc(capacity * HASH_BYTES);
     this.#sizes = new Float64Array(capacity);
-    this.#etagKind = Buffer.alloc(capacity);
-    this.#etags = Buffer.alloc(capacity * ETAG_BYTES);
-    this.#items = Buffer.alloc(capacity * ITEM_BYTES);
-    this.#hasItem = Buffer.alloc(capacity);
+    this.#capacity = capacity;
   }
 
   get size(): number {
@@ -90,6 +90,10 @@ export class FileTable {
   }
 
   setValidators(i: number, validators: Validators | undefined): void {
+    if (this.#etagKind === EMPTY) {
+      if (validators === undefined) return;
+      this.#sizeValidators(this.#capacity);
+    }
     this.#otherEtags.delete(i);
     this.#modified.delete(i);
     const etag = validators?.etag;
@@ -114,7 +118,7 @@ export class FileTable {
     for (let slot = h % (mask + 1); ; slot = (slot + 1) & mask) {
       const entry = this.#slots[slot]!;
       if (entry === 0) return undefined;
-      if (this.#slotHashes[slot] === low && this.#paths.at(entry - 1) === path) return entry - 1;
+      if (this.#slotHashes[slot] === low && this.#paths.equals(entry - 1, path)) return entry - 1;
     }
   }
 
@@ -135,6 +139,7 @@ export class FileTable {
   }
 
   validators(i: number): Validators | undefined {
+    if (this.#etagKind === EMPTY) return undefined;
     const kind = this.#etagKind[i]!;
     let etag: string | undefined;
     if (kind === Etag.Weak || kind === Etag.Strong) etag = `${kind === Etag.Weak ? 'W/' : ''}"${this.#etags.toString('hex', i * ETAG_BYTES, (i + 1) * ETAG_BYTES)}"`;
@@ -186,13 +191,20 @@ export class FileTable {
       this.#sizes = sizes;
     }
     this.#hashes = grow(this.#hashes, this.#count * HASH_BYTES);
-    this.#etagKind = grow(this.#etagKind, this.#count);
-    this.#etags = grow(this.#etags, this.#count * ETAG_BYTES);
-    this.#items = grow(this.#items, this.#count * ITEM_BYTES);
-    this.#hasItem = grow(this.#hasItem, this.#count);
+    if (this.#count > this.#capacity) {
+      this.#capacity = this.#sizes.length;
+      if (this.#etagKind !== EMPTY) this.#sizeValidators(this.#capacity);
+    }
     if (this.#count * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
     this.#place(hash53(path), i);
     return i;
+  }
+
+  #sizeValidators(capacity: number): void {
+    this.#etagKind = grow(this.#etagKind, capacity);
+    this.#etags = grow(this.#etags, capacity * ETAG_BYTES);
+    this.#items = grow(this.#items, capacity * ITEM_BYTES);
+    this.#hasItem = grow(this.#hasItem, capacity);
   }
 
   #place(h: number, i: number): void {

@@ -1,7 +1,8 @@
 /**
  * `startServe`: a read-only HTTP server over a published folder. It finishes an interrupted
- * publish first (when no writer is running), loads and checks the snapshot, then serves it from
- * memory and switches to each new snapshot once it is complete.
+ * publish first (when no writer is running), loads the snapshot (the manifest and an index of
+ * each list; the bodies stay on disk), then serves it and switches to each new snapshot once it
+ * is complete.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,8 @@ import { ConfigError } from '../errors.js';
 import { journalPath, recover } from '../publish/journal.js';
 import { acquireLock } from '../publish/lock.js';
 import { guardConnections, serveLimits, serverOptions, type ServeLimits } from './connections.js';
+import { BodyCache } from './cache.js';
+import { Verdicts } from './files.js';
 import { createHandler } from './http.js';
 import { loadSnapshot, type Snapshot } from './snapshot.js';
 import { watchSnapshots } from './watch.js';
@@ -34,6 +37,18 @@ export interface ServeOptions {
   pollMs?: number;
   /** Timeouts and the connection cap against floods of idle connections (connections.ts). */
   limits?: Partial<ServeLimits>;
+  /**
+   * How long a request waits for a new snapshot when a file on disk does not match the one it
+   * started with, before it answers 503 (default 5000 ms).
+   */
+  waitMs?: number;
+  /** Bytes of hot bodies and compressed forms kept in memory (default 48 MiB). */
+  cacheBytes?: number;
+  /**
+   * Bodies larger than this are streamed from disk rather than held whole (default: 1 MiB for
+   * files, 8 MiB for query answers). Small values make tests take the streaming paths.
+   */
+  streamAboveBytes?: number;
 }
 
 /** A running server. */
@@ -49,6 +64,9 @@ export interface RunningServe {
 
 const STARTUP_ATTEMPTS = 40;
 const STARTUP_RETRY_MS = 250;
+const CACHE_BYTES = 48 * 1024 * 1024;
+/** One body may take at most this share of the cache. */
+const CACHE_ENTRY_SHARE = 8;
 
 /** Finishes an interrupted publish, unless a live writer holds the lock (it will finish it). */
 async function recoverIfIdle(dir: string, log: (line: string) => void): Promise<void> {
@@ -64,12 +82,13 @@ async function recoverIfIdle(dir: string, log: (line: string) => void): Promise<
 }
 
 /** Loads the first snapshot, waiting out a publish in progress for a few seconds. */
-async function firstSnapshot(dir: string): Promise<Snapshot> {
+async function firstSnapshot(dir: string, caseSensitive: boolean): Promise<Snapshot> {
   let reason = '';
   for (let attempt = 0; attempt < STARTUP_ATTEMPTS; attempt++) {
-    const loaded = await loadSnapshot(dir);
+    const loaded = await loadSnapshot(dir, { caseSensitive });
     if (loaded.ok) return loaded.snapshot;
     if (loaded.missing) throw new ConfigError(`${dir} is not a published snapshot: ${loaded.reason} (run sync into it first)`);
+    if (loaded.permanent) throw new ConfigError(`${dir} cannot be served: ${loaded.reason}`);
     reason = loaded.reason;
     await new Promise((done) => setTimeout(done, STARTUP_RETRY_MS));
   }
@@ -79,17 +98,35 @@ async function firstSnapshot(dir: string): Promise<Snapshot> {
 /** Starts serving `options.dir`; resolves once the port is bound. */
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const dir = resolve(options.dir);
-  const log = options.log ?? (() => {});
+  const raw = options.log ?? (() => {});
+  const log = (line: string): void => raw(`${new Date().toISOString()} ${line}`);
+  const caseSensitive = options.caseSensitive ?? false;
   if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
+  const started = performance.now();
   await recoverIfIdle(dir, log);
-  const first = await firstSnapshot(dir);
+  const first = await firstSnapshot(dir, caseSensitive);
+  const loadedIn = performance.now() - started;
   const watch = watchSnapshots(dir, first, {
     pollMs: options.pollMs ?? 500,
-    onSwitch: (snapshot) => log(`switched to the snapshot of ${snapshot.lastModified.toISOString()} (${snapshot.files.size} files)`),
+    caseSensitive,
+    onSwitch: (snapshot) => log(`switched to the snapshot of ${snapshot.lastModified.toISOString()} (${snapshot.fileCount} files)`),
     onDefer: (failure) => log(`new snapshot not loaded yet: ${failure.reason}; still serving the previous one`),
   });
+  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
+  const handler = createHandler({
+    watch,
+    token: options.token,
+    waitMs: options.waitMs ?? 5000,
+    sources: {
+      cache: new BodyCache(cacheBytes, Math.floor(cacheBytes / CACHE_ENTRY_SHARE)),
+      verdicts: new Verdicts(),
+      fileInMemoryBytes: options.streamAboveBytes,
+      answerInMemoryBytes: options.streamAboveBytes,
+    },
+    log: options.quiet ? undefined : raw,
+  });
   const limits = serveLimits(options.limits);
-  const server = createServer(serverOptions(limits), createHandler({ snapshot: watch.current, token: options.token, caseSensitive: options.caseSensitive ?? false, log: options.quiet ? undefined : log }));
+  const server = createServer(serverOptions(limits), handler);
   guardConnections(server, limits);
   const host = options.host ?? '127.0.0.1';
   try {
@@ -106,7 +143,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   }
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  log(`serving ${dir} (${first.files.size} files, snapshot of ${first.lastModified.toISOString()}) on ${url}`);
+  log(`serving ${dir} (${first.fileCount} files, snapshot of ${first.lastModified.toISOString()}, loaded in ${(loadedIn / 1000).toFixed(2)} s) on ${url}`);
   return {
     url,
     port,
@@ -114,8 +151,11 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     refresh: watch.check,
     close: () =>
       new Promise<void>((done, fail) => {
-        watch.stop();
-        server.close((error) => (error ? fail(error) : done()));
+        server.close((error) => {
+          watch.stop();
+          if (error) fail(error);
+          else done();
+        });
         server.closeAllConnections();
       }),
   };

@@ -1,13 +1,16 @@
 /**
  * An nginx configuration that serves a published folder at the service's URLs. nginx decodes
  * the URI before matching, but the files carry percent-encoded names, so the file is chosen from
- * the raw `$request_uri`: a record's encoded id is its file name, and a one-parameter query is its
+ * the raw `$request_uri`: a record's encoded id is its file name, and a query with one parameter
+ * the resource knows (any others it does not know are ignored, as the service ignores them) is its
  * `_filter` file. Ids and values whose file name is not their `encodeURIComponent` form (`!'()*`,
- * `.`/`..`, over-long hashed names) get an exact entry of their own.
+ * `.`/`..`, over-long hashed names) get an exact entry of their own. The offline page (index.html,
+ * _browser/) and the snapshot's _meta files are served at their paths, each with its type.
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { NotSnapshotError } from '../errors.js';
+import { NotSnapshotError, UsageError } from '../errors.js';
 import { parseManifest } from '../publish/manifest.js';
 import { encodeSegment, FILTER_INDEX_FILE, MANIFEST_FILE } from '../publish/paths.js';
 import { isResourceName, RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
@@ -24,7 +27,8 @@ export interface NginxSpecial {
 export interface NginxSite {
   /** Absolute path of the published folder. */
   root: string;
-  port: number;
+  /** What nginx listens on: a port, `address:port` or `[IPv6]:port` (see parseListen). */
+  listen: string;
   serverName: string;
   specials: readonly NginxSpecial[];
 }
@@ -34,27 +38,63 @@ const HASHED_NAME = /~[0-9a-f]{32}$/;
 
 const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|!'/]/g, (c) => `\\${c}`);
 
+/**
+ * Checks a `--listen` value and gives it as nginx's `listen` takes it: `8080`, `127.0.0.1:8080`,
+ * `[::1]:8080`, `*:8080` or `host.name:8080`; a UsageError naming the flag otherwise.
+ */
+export function parseListen(value: string): string {
+  const match = /^(?:(\[[^\]]*\]|[^:[\]]+):)?(\d{1,5})$/.exec(value);
+  const host = match?.[1];
+  const port = Number(match?.[2]);
+  const hostOk =
+    host === undefined ||
+    host === '*' ||
+    (host.startsWith('[') ? isIPv6(host.slice(1, -1)) : /^\d+(\.\d+){3}$/.test(host) ? isIPv4(host) : /^(?!-)[A-Za-z0-9-]{1,63}(\.(?!-)[A-Za-z0-9-]{1,63})*$/.test(host));
+  if (!match || !hostOk || !(port >= 1 && port <= 65_535)) {
+    throw new UsageError(`--listen: ${JSON.stringify(value)} is not PORT, ADDRESS:PORT or [IPv6]:PORT (e.g. 8080, 127.0.0.1:8080, [::1]:8080) with a port from 1 to 65535`);
+  }
+  return value;
+}
+
+/** Regex text for one `name=value` parameter the resource does not know (plain names only: an encoded one may be a known one). */
+function unknownParam(known: readonly string[]): string {
+  const guard = known.length > 0 ? `(?!(?:${known.join('|')})(?:[=&]|$))` : '';
+  return `${guard}[^&=%+]*(?:=[^&]*)?`;
+}
+
 /** The `map`s (for the http block) and the server block. Pure. */
 export function renderNginxConf(site: NginxSite): string {
-  const v = (name: string): string => `im${site.port}_${name}`;
+  // Map variables are global to nginx: named after the listen address, two sites do not clash.
+  const prefix = /^\d+$/.test(site.listen) ? `im${site.listen}_` : `im_${site.listen.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}_`;
+  const v = (name: string): string => `${prefix}${name}`;
   const resources = RESOURCE_NAMES.join('|');
-  const params = [...new Set(RESOURCE_NAMES.flatMap((r) => RESOURCES[r].filters.map((f) => f.param)))].join('|');
   const file = `$${v('file')}`;
   const json = (text: string): string => `'${JSON.stringify({ error: text })}\\n'`;
+  const listRules = RESOURCE_NAMES.flatMap((resource) => {
+    const known = RESOURCES[resource].filters.map((f) => f.param);
+    const viewed = RESOURCES[resource].filters.filter((f) => f.values.kind !== 'substring').map((f) => f.param);
+    const other = unknownParam(known);
+    const rules = [`    "~^/${resource}\\.json(?:\\?(?:${other}(?:&${other})*)?)?$" "/${resource}.json";`];
+    if (viewed.length > 0) {
+      rules.push(`    "~^/${resource}\\.json\\?(?:${other}&)*(?<${v('p')}>${viewed.join('|')})=(?<${v('x')}>[^&/]+)(?:&${other})*$" "/${resource}/_filter/$${v('p')}/$${v('x')}.json";`);
+    }
+    return rules;
+  });
   return `# inventory-mirror: serves ${site.root} at the inventory service's URLs.
 # Put this file inside the http { } block (the maps must be there), e.g. include it from nginx.conf.
-# Lists, single records and one-parameter queries with a precomputed _filter file are answered;
-# other queries need \`inventory-mirror serve\`. Regenerate after a sync adds ids or filter values
-# with unusual characters (they are listed below by name). nginx does not check X-Api-Token here.
+# Lists, single records and queries with one parameter that has a precomputed _filter file are
+# answered (parameters a resource does not know are ignored, as the service ignores them); other
+# queries need \`inventory-mirror serve\`. Regenerate after a sync adds ids or filter values with
+# unusual characters (they are listed below by name). nginx does not check X-Api-Token here.
 
-map $request_uri $${v('file')} {
+map $request_uri ${file} {
     default "";
-${site.specials.map((s) => `    "~^${escapeRegex(s.target)}${s.target.includes('?') ? '$' : '(\\?|$)'}" "/${s.file}";`).join('\n')}
-    "~^/(?<${v('r')}>${resources})\\.json\\??$" "/$${v('r')}.json";
-    "~^/(?<${v('r')}>${resources})\\.json\\?(?<${v('p')}>${params})=(?<${v('x')}>[^&/]+)$" "/$${v('r')}/_filter/$${v('p')}/$${v('x')}.json";
+${[...site.specials.map((s) => `    "~^${escapeRegex(s.target)}${s.target.includes('?') ? '$' : '(\\?|$)'}" "/${s.file}";`), ...listRules].join('\n')}
     "~^/(?<${v('r')}>${resources})/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/$${v('x')}.json";
     "~^/(?<${v('r')}>${resources})/_filter/(?<${v('p')}>[a-z_]+)/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/_filter/$${v('p')}/$${v('x')}.json";
-    "~^/_meta/(?<${v('x')}>manifest|filters)\\.json(\\?|$)" "/_meta/$${v('x')}.json";
+    "~^/_meta/(?<${v('x')}>manifest|filters|quality|changes|redaction)\\.json(\\?|$)" "/_meta/$${v('x')}.json";
+    "~^/index\\.html(\\?|$)" "/index.html";
+    "~^/(?<${v('x')}>_browser(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)+)(\\?|$)" "/$${v('x')}";
 }
 
 # A list with a query that has no file: the query needs \`serve\` (400), not a silently wrong list.
@@ -64,17 +104,22 @@ map $request_uri $${v('query')} {
 }
 
 server {
-    listen ${site.port};
+    listen ${site.listen};
     server_name ${site.serverName};
     root ${site.root};
 
-    types { }
+    types {
+        application/json json;
+        text/html html;
+        text/css css;
+        text/javascript js;
+    }
     default_type application/json;
     charset utf-8;
-    charset_types application/json;
+    charset_types application/json text/html text/css text/javascript;
     etag on;
     gzip on;
-    gzip_types application/json;
+    gzip_types application/json text/css text/javascript;
     gzip_vary on;
     gzip_min_length 256;
 

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { readManifest } from '../publish/manifest.js';
+import { readManifest } from '../publish/manifest-read.js';
 import { QUALITY_FILE, REDACTION_FILE } from '../publish/paths.js';
 import { checkFoldersOf } from '../publish/safe-folder.js';
 import type { FileTable } from '../publish/table.js';

@@ -115,6 +115,14 @@ export class StringList {
     return this.#open[n % CHUNK]!;
   }
 
+  /** Whether value `n` is `value`, without building a string. */
+  equals(n: number, value: string): boolean {
+    const chunk = Math.floor(n / CHUNK);
+    const start = n % CHUNK === 0 ? 0 : this.#ends[n - 1]!;
+    if (this.#ends[n]! - start !== value.length) return false;
+    return chunk < this.#chunks.length ? this.#chunks[chunk]!.startsWith(value, start) : this.#open[n % CHUNK] === value;
+  }
+
   *[Symbol.iterator](): Generator<string> {
     for (let n = 0; n < this.#length; n++) yield this.at(n);
   }

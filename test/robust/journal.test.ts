@@ -6,7 +6,7 @@ import { existsSync, renameSync, mkdirSync, writeFileSync, readFileSync, truncat
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commit, journalPath, recover, stagingDir, type Journal } from '../../src/publish/journal.js';
-import { readManifest } from '../../src/publish/manifest.js';
+import { readManifest } from '../../src/publish/manifest-read.js';
 import { SnapshotWriter, type PublishResult } from '../../src/publish/writer.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/publish/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';

@@ -3,7 +3,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
 import { buildMirror, type Mirror } from './helpers.js';
 
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
@@ -32,9 +34,9 @@ describe('inventory-mirror serve', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(out).toMatch(/^serving .+ \(\d+ files, snapshot of .+\) on http:\/\/127\.0\.0\.1:\d+\n/);
-    expect(out).toMatch(/GET \/servers\.json 401 \d+ /);
-    expect(out).toMatch(/GET \/servers\.json 200 \d+ /);
+    expect(out).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z serving .+ \(\d+ files, snapshot of .+\) on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/Z 127\.0\.0\.1 GET \/servers\.json 401 \d+ /);
+    expect(out).toMatch(/Z 127\.0\.0\.1 GET \/servers\.json 200 \d+ /);
     expect(out).not.toContain('cli-secret');
   });
 
@@ -56,5 +58,29 @@ describe('inventory-mirror serve', () => {
     expect(result.stdout).toContain('listen 9090;');
     expect(result.stdout).toContain('server_name mirror.example;');
     expect(result.stdout).toContain(`root ${mirror.dir};`);
+  });
+
+  it('nginx-conf --listen takes an address and port, IPv6 in brackets, and refuses anything else', async () => {
+    // In process: a dozen spawned CLIs would cost a second each on a busy machine.
+    const conf = async (...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> => {
+      const out = { stdout: '', stderr: '' };
+      const sink = (key: 'stdout' | 'stderr'): Writable => new Writable({ write: (chunk, _enc, done) => ((out[key] += String(chunk)), done()) });
+      const status = await main(['nginx-conf', '--dir', mirror.dir, ...args], { stdout: sink('stdout'), stderr: sink('stderr'), env: {}, cwd: mirror.dir, isTTY: false });
+      return { status, ...out };
+    };
+    for (const listen of ['127.0.0.1:8080', '[::1]:8080', '*:8080', 'localhost:8080', '8080']) {
+      const result = await conf('--listen', listen);
+      expect(result.status, listen).toBe(0);
+      expect(result.stdout).toContain(`listen ${listen};`);
+    }
+    for (const listen of [':8080', '127.0.0.1', '127.0.0.1:0', '127.0.0.1:65536', '300.1.1.1:80', '[::zz]:80', '::1:8080', 'unix:/tmp/x', 'a;b:80', '127.0.0.1:80; include /etc/passwd']) {
+      const result = await conf('--listen', listen);
+      expect(result.status, listen).toBe(2);
+      expect(result.stderr, listen).toContain('--listen');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const both = await conf('--listen', '127.0.0.1:8080', '--port', '8080');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('pass one');
   });
 });

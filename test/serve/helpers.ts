@@ -32,8 +32,8 @@ function configuredValues(data: Dataset): Record<string, string[]> {
   };
 }
 
-/** Starts an upstream and syncs it into a fresh folder. */
-export async function buildMirror(options: { seed?: number; scale?: number } = {}): Promise<Mirror> {
+/** Starts an upstream and syncs it into a fresh folder (with the offline page when `browser`). */
+export async function buildMirror(options: { seed?: number; scale?: number; browser?: boolean } = {}): Promise<Mirror> {
   const seed = options.seed ?? 7;
   const scale = options.scale ?? 120;
   const data = generateDataset(seed, scale);
@@ -41,7 +41,7 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   const upstream = await startUpstream({ token: TOKEN, seed, scale, profile: 'exact' });
   const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
   const sync = async (): Promise<void> => {
-    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters } });
+    await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters }, browser: options.browser ?? false });
   };
   await sync();
   return {
@@ -57,15 +57,16 @@ export async function buildMirror(options: { seed?: number; scale?: number } = {
   };
 }
 
-/** GET against a base URL, parsing any JSON body. */
-export async function fetchJson(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+/** GET against a base URL: the bytes, and the body parsed when it is JSON. */
+export async function fetchJson(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; bytes: Buffer; headers: Headers }> {
   const res = await fetch(base + path, { headers });
-  const text = await res.text();
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const text = bytes.toString('utf8');
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch {
     // Not JSON: compared as text.
   }
-  return { status: res.status, body, headers: res.headers };
+  return { status: res.status, body, bytes, headers: res.headers };
 }

@@ -1,6 +1,6 @@
 /** HTTP behaviour of serve: safety, conditional requests, compression, HEAD, token, methods, hostile ids. */
 import { request } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ function raw(base: string, path: string, options: { method?: string; headers?: R
 }
 
 beforeAll(async () => {
-  mirror = await buildMirror({ seed: 11, scale: 60 });
+  mirror = await buildMirror({ seed: 11, scale: 60, browser: true });
   const template = mirror.data.views.servers.get(mirror.data.order.servers[0]!)!;
   for (const id of HOSTILE) mirror.upstream.putRecord('servers', { ...template, id, name: `hostile-${id.slice(0, 20)}` });
   await mirror.sync();
@@ -104,6 +104,68 @@ describe('serve over HTTP', () => {
     }
   });
 
+  it('sends each file type of the mirror with its content type, byte for byte', async () => {
+    const types: [string, string][] = [
+      ['/servers.json', 'application/json; charset=utf-8'],
+      ['/_meta/manifest.json', 'application/json; charset=utf-8'],
+      ['/servers/_filter/by_virtual/1.json', 'application/json; charset=utf-8'],
+      ['/index.html', 'text/html; charset=utf-8'],
+      ['/_browser/app.css', 'text/css; charset=utf-8'],
+      ['/_browser/app.js', 'text/javascript; charset=utf-8'],
+      ['/_browser/data.js', 'text/javascript; charset=utf-8'],
+      ['/_browser/records/servers/0.js', 'text/javascript; charset=utf-8'],
+    ];
+    for (const [path, type] of types) {
+      const res = await raw(serve.url, path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-type'], path).toBe(type);
+      expect(res.body.equals(readFileSync(join(mirror.dir, path.slice(1)))), path).toBe(true);
+      const zipped = await raw(serve.url, path, { headers: { 'Accept-Encoding': 'gzip' } });
+      expect(zipped.headers['content-type'], path).toBe(type);
+      if (res.body.length >= 256) expect(gunzipSync(zipped.body).equals(res.body), path).toBe(true);
+    }
+  });
+
+  it('ignores query parameters a resource does not know, as the service does', async () => {
+    const plain = await raw(serve.url, '/servers.json');
+    for (const path of ['/servers.json?color=red', '/servers.json?color=red&flag', '/operating_systems.json?search=linux']) {
+      const res = await raw(serve.url, path);
+      expect(res.status, path).toBe(200);
+      if (path.startsWith('/servers')) expect(res.body.equals(plain.body), path).toBe(true);
+    }
+    const view = await raw(serve.url, '/servers.json?by_virtual=1');
+    expect((await raw(serve.url, '/servers.json?color=red&by_virtual=1&x=')).body.equals(view.body)).toBe(true);
+  });
+
+  it('bodies streamed from disk (past streamAboveBytes) are the same bytes, in every coding and for HEAD', async () => {
+    const streaming = await startServe({ dir: mirror.dir, quiet: true, streamAboveBytes: 1000, cacheBytes: 4000 });
+    try {
+      const paths = ['/servers.json', '/_meta/manifest.json', '/servers.json?by_virtual=1', '/servers.json?search=a', '/servers.json?by_system=1&search=e', '/databases.json?include=servers&by_name=a', '/_browser/data.js', '/_browser/app.js'];
+      for (const path of paths) {
+        const expected = await raw(serve.url, path);
+        expect(expected.body.length, path).toBeGreaterThan(1000);
+        for (const round of [1, 2]) {
+          const plain = await raw(streaming.url, path);
+          expect(plain.status, path).toBe(200);
+          expect(plain.headers['content-length'], path).toBe(String(expected.body.length));
+          expect(plain.headers.etag, path).toBe(expected.headers.etag);
+          expect(plain.body.equals(expected.body), `${path} round ${round}`).toBe(true);
+          for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+            const packed = await raw(streaming.url, path, { headers: { 'Accept-Encoding': coding } });
+            expect(packed.headers['content-encoding'], path).toBe(coding);
+            expect(decode(packed.body).equals(expected.body), `${path} ${coding}`).toBe(true);
+          }
+          const head = await raw(streaming.url, path, { method: 'HEAD' });
+          expect(head.body.length).toBe(0);
+          expect(head.headers['content-length']).toBe(String(expected.body.length));
+          expect((await raw(streaming.url, path, { headers: { 'If-None-Match': String(expected.headers.etag) } })).status).toBe(304);
+        }
+      }
+    } finally {
+      await streaming.close();
+    }
+  });
+
   it('gzip and brotli decode to the same body, with Vary; HEAD sends headers only', async () => {
     const plain = await raw(serve.url, '/servers.json');
     for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
@@ -155,9 +217,11 @@ describe('serve over HTTP', () => {
     } finally {
       await logged.close();
     }
-    expect(lines[0]).toMatch(/^serving .+ \(\d+ files, snapshot of \d{4}-.+\) on http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines[1]).toMatch(/^GET \/servers\.json\?by_virtual=1 200 \d+ [\d.]+ms$/);
-    expect(lines[2]).toMatch(/^GET \/nothing\.json 404 \d+ [\d.]+ms$/);
+    // Every line starts with the time; request lines then name the client.
+    const time = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
+    expect(lines[0]).toMatch(new RegExp(String.raw`^${time} serving .+ \(\d+ files, snapshot of \d{4}-.+\) on http://127\.0\.0\.1:\d+$`));
+    expect(lines[1]).toMatch(new RegExp(String.raw`^${time} 127\.0\.0\.1 GET /servers\.json\?by_virtual=1 200 \d+ [\d.]+ms$`));
+    expect(lines[2]).toMatch(new RegExp(String.raw`^${time} 127\.0\.0\.1 GET /nothing\.json 404 \d+ [\d.]+ms$`));
   });
 
   it('a folder without a manifest is a configuration error', async () => {

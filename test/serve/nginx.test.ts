@@ -20,19 +20,20 @@ let mirror: Mirror;
 let nginx: RunningNginx | undefined;
 let base = '';
 
-/** The server block as the `nginx-conf` command prints it. */
-async function nginxConf(dir: string, port: number): Promise<string> {
+/** The server block as the `nginx-conf` command prints it (listening on `--port PORT`, or on `--listen HOST:PORT`). */
+async function nginxConf(dir: string, port: number, host?: string): Promise<string> {
   let out = '';
   let err = '';
   const sink = (append: (s: string) => void): Writable => new Writable({ write: (chunk, _enc, done) => (append(String(chunk)), done()) });
-  const status = await main(['nginx-conf', '--dir', dir, '--port', String(port)], { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {}, cwd: dir, isTTY: false });
+  const where = host === undefined ? ['--port', String(port)] : ['--listen', `${host}:${port}`];
+  const status = await main(['nginx-conf', '--dir', dir, ...where], { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {}, cwd: dir, isTTY: false });
   if (status !== 0) throw new Error(`nginx-conf exited ${status}: ${err}`);
   return out;
 }
 
 describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
   beforeAll(async () => {
-    mirror = await buildMirror({ seed: 13, scale: 60 });
+    mirror = await buildMirror({ seed: 13, scale: 60, browser: true });
     const template = mirror.data.views.servers.get(mirror.data.order.servers[0]!)!;
     for (const id of HOSTILE) mirror.upstream.putRecord('servers', { ...template, id, name: `hostile-${id.slice(0, 20)}` });
     await mirror.sync();
@@ -84,6 +85,12 @@ describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
       ['/servers/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd.json', 400],
       ['/servers.json?search=web', 400],
       ['/servers.json?by_system=1&by_virtual=1', 400],
+      ['/servers.json?by_virtual=1&by_virtual=0', 400],
+      // An encoded name may be a known parameter: that is for serve to decide.
+      ['/servers.json?by%5Fvirtual=1', 400],
+      ['/servers.json?color=red&search=web', 400],
+      ['/_browser/../_meta/last-sync.json', 404],
+      ['/_browser/.hidden', 404],
     ];
     for (const [path, status] of cases) {
       const res = await fetch(base + path);
@@ -94,6 +101,59 @@ describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
     const post = await fetch(`${base}/servers.json`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('sends the offline page and the _meta files with their content types', async () => {
+    const types: [string, string][] = [
+      ['/index.html', 'text/html; charset=utf-8'],
+      ['/_browser/app.css', 'text/css; charset=utf-8'],
+      ['/_browser/app.js', 'text/javascript; charset=utf-8'],
+      ['/_browser/data.js', 'text/javascript; charset=utf-8'],
+      ['/_browser/records/servers/0.js', 'text/javascript; charset=utf-8'],
+      ['/_meta/quality.json', 'application/json; charset=utf-8'],
+      ['/_meta/manifest.json', 'application/json; charset=utf-8'],
+      ['/index.html?tab=servers', 'text/html; charset=utf-8'],
+    ];
+    for (const [path, type] of types) {
+      const res = await fetch(base + path, { headers: { 'Accept-Encoding': 'identity' } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type'), path).toBe(type);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(mirror.dir, path.slice(1).replace(/\?.*$/, '')))), path).toBe(true);
+    }
+  });
+
+  it('ignores the query parameters a resource does not know, as the service and serve do', async () => {
+    const file = (name: string): Buffer => readFileSync(join(mirror.dir, name));
+    const cases: [string, string][] = [
+      ['/servers.json?color=red', 'servers.json'],
+      ['/servers.json?color=red&flag&x=1=2', 'servers.json'],
+      ['/servers.json?', 'servers.json'],
+      ['/servers.json?by_virtual_x=1', 'servers.json'],
+      ['/operating_systems.json?search=linux', 'operating_systems.json'],
+      ['/servers.json?color=red&by_virtual=1', 'servers/_filter/by_virtual/1.json'],
+      ['/servers.json?by_virtual=1&color=red', 'servers/_filter/by_virtual/1.json'],
+      ['/servers.json?a=1&by_system=2&b=2', 'servers/_filter/by_system/2.json'],
+      ['/databases.json?include=servers&page=2', 'databases/_filter/include/servers.json'],
+      [`/servers/${encodeURIComponent(mirror.data.order.servers[0]!)}.json?color=red`, `servers/${mirror.data.order.servers[0]}.json`],
+    ];
+    for (const [path, name] of cases) {
+      const res = await fetch(base + path);
+      expect(res.status, path).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(file(name)), path).toBe(true);
+    }
+  });
+
+  it('listens where --listen says, an IPv6 address included', async () => {
+    for (const host of ['127.0.0.1', '[::1]']) {
+      const other = await startNginx(mirror.dir, { site: (port) => nginxConf(mirror.dir, port, host), host });
+      try {
+        const res = await fetch(`${other.url}/servers.json?color=red`);
+        expect(res.status, host).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(mirror.dir, 'servers.json')))).toBe(true);
+      } finally {
+        await other.stop();
+      }
+    }
   });
 
   it('sends ETags, honours If-None-Match, gzips on request and answers HEAD', async () => {

@@ -1,9 +1,10 @@
 /**
- * Snapshot switch under load: while requests run, a second sync publishes new data; every answer
- * is 200 and each list is wholly the old or wholly the new snapshot.
+ * Snapshot switch under load: while lists, queries and records are asked for, a second sync
+ * publishes new data; every answer is byte for byte the old or the new snapshot's, never a mix.
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeJson } from '../../src/json/encode.js';
 import { startServe, type RunningServe } from '../../src/serve/index.js';
 import { buildMirror, TOKEN, type Mirror } from './helpers.js';
 
@@ -20,48 +21,65 @@ afterAll(async () => {
   await mirror?.close();
 });
 
-async function upstreamIds(path: string): Promise<string> {
+/** What the service answers for `path`: status and, for 200, the body as the mirror publishes it. */
+async function upstream(path: string): Promise<{ status: number; bytes: Buffer | undefined }> {
   const res = await fetch(mirror.upstream.url + path, { headers: { 'X-Api-Token': TOKEN } });
-  const body = (await res.json()) as Record<string, { id: string }[]>;
-  return Object.values(body)[0]!.map((r) => r.id).join(',');
+  const text = await res.text();
+  return { status: res.status, bytes: res.status === 200 ? encodeJson(JSON.parse(text)) : undefined };
 }
 
 describe('snapshot switch', () => {
   it('answers from the old or the new snapshot, never a mix, and then from the new one', async () => {
-    const paths = ['/servers.json', '/applications.json', '/servers.json?by_virtual=1', '/servers.json?by_system=1&search=a'];
-    const before = new Map(await Promise.all(paths.map(async (p) => [p, await upstreamIds(p)] as const)));
+    // Lists, views and queries (the substring ones cut from the held list files), and records:
+    // kept, changed, removed and added by the publish, most of them not read before it.
+    const lists = ['/servers.json', '/applications.json', '/servers.json?by_virtual=1', '/servers.json?by_system=1&search=a', '/servers.json?search=ar', '/appservers.json?by_dns=example&by_name=a', '/databases.json?include=servers&by_name=a'];
+    const ids = mirror.data.order.servers;
     const report = mirror.upstream.mutate({ seed: 3, share: 0.1 });
-    expect(report.added.servers.length + report.removed.servers.length).toBeGreaterThan(0);
-    const after = new Map(await Promise.all(paths.map(async (p) => [p, await upstreamIds(p)] as const)));
-    for (const p of paths) expect(after.get(p), p).not.toBe(before.get(p));
-    const kept = mirror.data.order.servers.find((id) => !report.removed.servers.includes(id))!;
+    const changed = report.changed.servers.slice(0, 12);
+    const removed = report.removed.servers.slice(0, 6);
+    const added = report.added.servers.slice(0, 6);
+    const kept = ids.filter((id) => !report.removed.servers.includes(id) && !report.changed.servers.includes(id)).slice(0, 12);
+    expect(changed.length * removed.length * added.length).toBeGreaterThan(0);
+    const records = [...changed, ...removed, ...added, ...kept].map((id) => `/servers/${encodeURIComponent(id)}.json`);
+    const paths = [...lists, ...records];
+    const after = new Map(await Promise.all(paths.map(async (p) => [p, await upstream(p)] as const)));
+    // The service's answers before the mutation, from a second upstream with the same data.
+    const { startUpstream } = await import('../../src/upstream/index.js');
+    const previous = await startUpstream({ token: TOKEN, seed: 5, scale: 150, profile: 'exact' });
+    const before = new Map(
+      await Promise.all(
+        paths.map(async (p) => {
+          const res = await fetch(previous.url + p, { headers: { 'X-Api-Token': TOKEN } });
+          const text = await res.text();
+          return [p, { status: res.status, bytes: res.status === 200 ? encodeJson(JSON.parse(text)) : undefined }] as const;
+        }),
+      ),
+    );
+    await previous.close();
+    for (const p of lists) expect(after.get(p)!.bytes!.equals(before.get(p)!.bytes!), p).toBe(false);
 
     const agent = new Agent({ connections: 8 });
-    const seen = { old: 0, new: 0, singles: 0 };
+    const seen = { old: 0, new: 0, oldRecords: 0, newRecords: 0 };
     let syncing = true;
     const sync = mirror.sync().finally(() => {
       syncing = false;
     });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     let sent = 0;
     let afterSync = 0;
+    const same = (a: { status: number; bytes: Buffer | undefined }, status: number, body: Buffer): boolean => a.status === status && (status !== 200 || a.bytes!.equals(body));
     try {
       // Keep loading until the sync is done and the new snapshot has been seen for a while.
-      while (sent < 2000 && Date.now() < deadline && (syncing || afterSync < 200 || seen.new === 0)) {
+      while (sent < 3000 && Date.now() < deadline && (syncing || afterSync < 200 || seen.new === 0)) {
         const batch = Array.from({ length: 8 }, async (_, i) => {
-          const single = (sent + i) % 5 === 4;
-          const path = single ? `/servers/${kept}.json` : paths[(sent + i) % paths.length]!;
+          const path = paths[(sent + i) % paths.length]!;
           const res = await request(serve.url + path, { dispatcher: agent });
-          const text = await res.body.text();
-          expect(res.statusCode, path).toBe(200);
-          if (single) {
-            seen.singles += 1;
-            return;
-          }
-          const ids = Object.values(JSON.parse(text) as Record<string, { id: string }[]>)[0]!.map((r) => r.id).join(',');
-          if (ids === before.get(path)) seen.old += 1;
-          else if (ids === after.get(path)) seen.new += 1;
-          else throw new Error(`${path}: a list that is neither the old nor the new snapshot`);
+          const body = Buffer.from(await res.body.arrayBuffer());
+          const record = !lists.includes(path);
+          if (same(before.get(path)!, res.statusCode, body) && same(after.get(path)!, res.statusCode, body)) return;
+          if (same(before.get(path)!, res.statusCode, body)) seen[record ? 'oldRecords' : 'old'] += 1;
+          else if (same(after.get(path)!, res.statusCode, body)) seen[record ? 'newRecords' : 'new'] += 1;
+          else throw new Error(`${path}: ${res.statusCode}, an answer that is neither the old nor the new snapshot's`);
         });
         await Promise.all(batch);
         sent += batch.length;
@@ -73,12 +91,13 @@ describe('snapshot switch', () => {
     }
     expect(seen.old).toBeGreaterThan(0);
     expect(seen.new).toBeGreaterThan(0);
-    expect(seen.singles).toBeGreaterThan(0);
+    expect(seen.oldRecords).toBeGreaterThan(0);
+    expect(seen.newRecords).toBeGreaterThan(0);
     await serve.refresh();
     for (const p of paths) {
       const res = await fetch(serve.url + p);
-      const ids = Object.values((await res.json()) as Record<string, { id: string }[]>)[0]!.map((r) => r.id).join(',');
-      expect(ids, p).toBe(after.get(p));
+      const body = Buffer.from(await res.arrayBuffer());
+      expect(same(after.get(p)!, res.status, body), p).toBe(true);
     }
   });
 

@@ -1,0 +1,87 @@
+/** The fast manifest reader serve loads with: the same table and digest as the general reader, for any manifest. */
+import { hash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { fileTableSink, readManifestChunks, readManifestInto } from '../../src/publish/manifest-read.js';
+import { encodeManifest, parseManifest, type ManifestRead } from '../../src/publish/manifest.js';
+import { FileTable } from '../../src/publish/table.js';
+
+const PATHS = ['servers/_filter/by_system/1.json', '_browser/records/servers/0.js', 'servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json'];
+
+function table(paths: readonly string[]): FileTable {
+  const out = new FileTable();
+  paths.forEach((path, i) => out.set(path, hash('sha256', path, 'hex'), i * 997));
+  return out;
+}
+
+async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+function summary(read: ManifestRead | undefined): unknown {
+  if (!read) return undefined;
+  return { sha256: read.sha256, files: [...read.table.paths()].map((path, i) => [path, read.table.sha256(i), read.table.fileSize(i)]) };
+}
+
+describe('readManifestChunks', () => {
+  it('reads the canonical form in pieces cut anywhere, as parseManifest reads it whole', async () => {
+    for (const paths of [PATHS, [], ['one.json']]) {
+      const bytes = encodeManifest(table(paths));
+      const expected = summary(parseManifest(bytes));
+      expect(expected).toBeDefined();
+      for (const size of [1, 2, 7, 64, 1000, bytes.length]) {
+        let again = 0;
+        const read = await readManifestChunks(pieces(bytes, size), async () => {
+          again += 1;
+          return bytes;
+        });
+        expect(summary(read), `pieces of ${size}`).toEqual(expected);
+        // The canonical form never needs the general reader.
+        expect(again).toBe(0);
+      }
+    }
+  });
+
+  it('hands any other form to the general reader, and refuses what is not a manifest', async () => {
+    const canonical = encodeManifest(table(PATHS));
+    const compact = Buffer.from(JSON.stringify(JSON.parse(canonical.toString())));
+    const cases: Buffer[] = [
+      compact,
+      Buffer.from(canonical.toString().replace('"size": 0', '"size": 00')),
+      Buffer.from(canonical.toString().replace('"format": 1', '"format": 2')),
+      Buffer.from(canonical.toString().replace(/"sha256": "[0-9a-f]{64}"/, '"sha256": "xyz"')),
+      Buffer.from(`${canonical.toString()} `),
+      Buffer.from(canonical.toString().replace('"servers/1.json"', '"servers.json"')),
+      canonical.subarray(0, canonical.length - 3),
+      Buffer.from('{}'),
+    ];
+    for (const bytes of cases) {
+      const read = await readManifestChunks(pieces(bytes, 50), async () => bytes);
+      expect(summary(read), bytes.toString().slice(0, 60)).toEqual(summary(parseManifest(bytes)));
+    }
+    expect(summary(await readManifestChunks(pieces(compact, 50), async () => compact))).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: hash('sha256', compact, 'hex') });
+  });
+
+  it('fills a file table in pieces cut anywhere: every path found with its digest and size, others not', async () => {
+    const paths = [...PATHS, ...Array.from({ length: 5000 }, (_, i) => `servers/${i}.json`), 'applications/a.json', 'z/y/x/w.json'];
+    const bytes = encodeManifest(table(paths));
+    const expected = parseManifest(bytes)!;
+    for (const size of [3, 4096, bytes.length]) {
+      const read = await readManifestInto(pieces(bytes, size), async () => bytes, fileTableSink);
+      const index = read!.entries;
+      expect(read!.sha256).toBe(expected.sha256);
+      expect(index.size).toBe(expected.table.size);
+      for (let i = 0; i < expected.table.size; i++) {
+        const path = expected.table.path(i);
+        const at = index.indexOf(path);
+        expect(at, path).toBeDefined();
+        expect(index.path(at!)).toBe(path);
+        expect(index.sha256(at!)).toBe(expected.table.sha256(i));
+        expect(index.fileSize(at!)).toBe(expected.table.fileSize(i));
+      }
+      for (const other of ['', 'servers', 'servers/', 'servers/5000.json', 'SERVERS.json', 'servers.json ', 'z/y/x', '日本']) expect(index.has(other), other).toBe(false);
+    }
+    // Listed twice: not a manifest (the general reader agrees).
+    const twice = Buffer.from(bytes.toString().replace('"servers/1.json"', '"servers/0.json"'));
+    expect(await readManifestInto(pieces(twice, 100), async () => twice, fileTableSink)).toBeUndefined();
+  });
+});
