@@ -150,7 +150,7 @@ async function replaceSnapshot(tmp: string, dir: string, file: string, archived:
   // Validators of the replaced snapshot's responses would let the next sync keep files the
   // archive changed; they go first, so a crash cannot leave them beside the new snapshot.
   for (const runFile of [HTTP_CACHE_FILE, LAST_SYNC_FILE]) await fs.rm(join(dir, runFile), { force: true });
-  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
   try {
     for (const path of archived.paths()) await writer.put(path, await fs.readFile(join(tmp, path)));
     await writer.commit({ sign: contents.signature ? () => contents.signature! : undefined });

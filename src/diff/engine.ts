@@ -47,9 +47,7 @@ export function recordFileResource(path: string): ResourceName | undefined {
 /** Classifies record files by hash between two snapshots' tables (the new one complete). */
 export function classifyTables(before: FileTable | undefined, after: FileTable): PathChanges {
   const out = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [] }])) as unknown as PathChanges;
-  let i = -1;
-  for (const path of after.paths()) {
-    i++;
+  for (const [i, path] of after.entries()) {
     const resource = recordFileResource(path);
     if (!resource) continue;
     const j = before?.indexOf(path);

@@ -4,6 +4,11 @@
  * file with hex strings it cost about 200 bytes each, and a re-sync holds two such tables. Here
  * paths sit joined in a few long strings, found through an open-addressing index of their 53-bit
  * hashes; digests, sizes and the usual forms of validators are raw bytes in shared buffers.
+ *
+ * A table may be derived from an earlier one (`FileTable.over(previous)`): an entry that stays as
+ * it was costs a bit in a bitmap instead of a copy, so the new snapshot's table of a re-sync takes
+ * a few hundred kilobytes plus what changed. Indexes below `base.size` then name the base's
+ * entries; the table's own come after.
  */
 import { hash53, StringList } from '../util/string-set.js';
 
@@ -39,9 +44,13 @@ function grow(buffer: Buffer, size: number): Buffer {
   return grown;
 }
 
+function sameValidators(a: Validators | undefined, b: Validators | undefined): boolean {
+  return a?.etag === b?.etag && a?.lastModified === b?.lastModified && a?.item === b?.item;
+}
+
 export class FileTable {
   readonly #paths = new StringList();
-  /** Open addressing on the paths' hashes: slot → index + 1 (0: empty), and the hash's low 32 bits. */
+  /** Open addressing on the paths' hashes: slot → own index + 1 (0: empty), and the hash's low 32 bits. */
   #slots: Int32Array;
   #slotHashes: Uint32Array;
   #hashes: Buffer;
@@ -55,10 +64,15 @@ export class FileTable {
   #items = EMPTY;
   #hasItem = EMPTY;
   #capacity: number;
+  /** Entries stored here (own). */
   #count = 0;
+  /** The table this one is derived from, and which of its entries this one holds as they are. */
+  readonly #base: FileTable | undefined;
+  readonly #present: Uint8Array | undefined;
+  #presentCount = 0;
 
   /** `expected`: about how many files the table will hold (it grows beyond as needed). */
-  constructor(expected = 1024) {
+  constructor(expected = 1024, base?: FileTable) {
     const capacity = Math.max(16, expected);
     let slots = 16;
     while (slots < capacity * 2) slots *= 2;
@@ -67,51 +81,194 @@ export class FileTable {
     this.#hashes = Buffer.alloc(capacity * HASH_BYTES);
     this.#sizes = new Float64Array(capacity);
     this.#capacity = capacity;
+    this.#base = base;
+    this.#present = base ? new Uint8Array(base.size) : undefined;
+  }
+
+  /** An empty table whose entries may be taken from `base` at the cost of a bit each. */
+  static over(base: FileTable): FileTable {
+    return new FileTable(1024, base);
   }
 
   get size(): number {
-    return this.#count;
+    return this.#presentCount + this.#count;
   }
 
   /** Adds or replaces a file; returns its index. `sha256` is hex or 32 raw bytes. */
   set(path: string, sha256: string | Buffer, size: number, validators?: Validators): number {
-    let i = this.indexOf(path);
-    if (i === undefined) i = this.#add(path);
-    if (typeof sha256 === 'string') this.#hashes.write(sha256, i * HASH_BYTES, HASH_BYTES, 'hex');
-    else sha256.copy(this.#hashes, i * HASH_BYTES, 0, HASH_BYTES);
-    this.#sizes[i] = size;
-    this.setValidators(i, validators);
-    return i;
+    const base = this.#base;
+    if (base) {
+      const j = base.indexOf(path);
+      if (j !== undefined) {
+        // As the base has it: a bit, no copy.
+        if (this.#ownIndexOf(path) === undefined && base.#holds(j, sha256, size) && sameValidators(base.validators(j), validators)) {
+          if (!this.#present![j]) {
+            this.#present![j] = 1;
+            this.#presentCount++;
+          }
+          return j;
+        }
+        this.#drop(j);
+      }
+    }
+    let k = this.#ownIndexOf(path);
+    if (k === undefined) k = this.#add(path);
+    if (typeof sha256 === 'string') this.#hashes.write(sha256, k * HASH_BYTES, HASH_BYTES, 'hex');
+    else sha256.copy(this.#hashes, k * HASH_BYTES, 0, HASH_BYTES);
+    this.#sizes[k] = size;
+    this.#setOwnValidators(k, validators);
+    return this.#offset + k;
   }
 
   /** Copies entry `i` of `other` (an earlier snapshot's table). */
   copyFrom(other: FileTable, i: number): number {
-    return this.set(other.path(i), other.#hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES), other.#sizes[i]!, other.validators(i));
+    return this.set(other.path(i), other.#rawHash(i), other.fileSize(i), other.validators(i));
   }
 
+  /** Replaces the validators of entry `i`. */
   setValidators(i: number, validators: Validators | undefined): void {
-    if (this.#etagKind === EMPTY) {
-      if (validators === undefined) return;
-      this.#sizeValidators(this.#capacity);
-    }
-    this.#otherEtags.delete(i);
-    this.#modified.delete(i);
-    const etag = validators?.etag;
-    const hex = etag === undefined ? undefined : HEX32_ETAG.exec(etag);
-    if (etag === undefined) this.#etagKind[i] = Etag.None;
-    else if (hex) {
-      this.#etagKind[i] = hex[1] ? Etag.Weak : Etag.Strong;
-      this.#etags.write(hex[2]!, i * ETAG_BYTES, ETAG_BYTES, 'hex');
-    } else {
-      this.#etagKind[i] = Etag.Other;
-      this.#otherEtags.set(i, etag);
-    }
-    if (validators?.lastModified !== undefined) this.#modified.set(i, validators.lastModified);
-    const item = validators?.item;
-    this.#hasItem[i] = item !== undefined && item.length === 16 && this.#items.write(item, i * ITEM_BYTES, ITEM_BYTES, 'base64url') === ITEM_BYTES ? 1 : 0;
+    if (i >= this.#offset) return this.#setOwnValidators(i - this.#offset, validators);
+    if (sameValidators(this.#base!.validators(i), validators)) return;
+    this.set(this.#base!.path(i), this.#base!.#rawHash(i), this.#base!.fileSize(i), validators);
   }
 
   indexOf(path: string): number | undefined {
+    const k = this.#ownIndexOf(path);
+    if (k !== undefined) return this.#offset + k;
+    const j = this.#base?.indexOf(path);
+    return j !== undefined && this.#present![j] ? j : undefined;
+  }
+
+  has(path: string): boolean {
+    return this.indexOf(path) !== undefined;
+  }
+
+  path(i: number): string {
+    return i < this.#offset ? this.#base!.path(i) : this.#paths.at(i - this.#offset);
+  }
+
+  sha256(i: number): string {
+    return this.#rawHash(i).toString('hex');
+  }
+
+  fileSize(i: number): number {
+    return i < this.#offset ? this.#base!.fileSize(i) : this.#sizes[i - this.#offset]!;
+  }
+
+  validators(i: number): Validators | undefined {
+    if (i < this.#offset) return this.#base!.validators(i);
+    const k = i - this.#offset;
+    if (this.#etagKind === EMPTY) return undefined;
+    const kind = this.#etagKind[k]!;
+    let etag: string | undefined;
+    if (kind === Etag.Weak || kind === Etag.Strong) etag = `${kind === Etag.Weak ? 'W/' : ''}"${this.#etags.toString('hex', k * ETAG_BYTES, (k + 1) * ETAG_BYTES)}"`;
+    else if (kind === Etag.Other) etag = this.#otherEtags.get(k);
+    const lastModified = this.#modified.get(k);
+    const item = this.#hasItem[k] ? this.#items.toString('base64url', k * ITEM_BYTES, (k + 1) * ITEM_BYTES) : undefined;
+    if (etag === undefined && lastModified === undefined && item === undefined) return undefined;
+    return { etag, lastModified, item };
+  }
+
+  /** Whether entry `i` here holds the same bytes as entry `j` of `other`. */
+  sameBytes(i: number, other: FileTable, j: number): boolean {
+    return this.fileSize(i) === other.fileSize(j) && this.#rawHash(i).equals(other.#rawHash(j));
+  }
+
+  /** Whether the file at `path` has this digest (hex) and size. */
+  matches(path: string, sha256: string, size: number): boolean {
+    const i = this.indexOf(path);
+    return i !== undefined && this.fileSize(i) === size && this.sha256(i) === sha256;
+  }
+
+  /** Every path: the base's held ones, then the table's own, each in insertion order. */
+  *paths(): Generator<string> {
+    const base = this.#base;
+    if (base) for (let j = 0; j < base.size; j++) if (this.#present![j]) yield base.path(j);
+    yield* this.#paths;
+  }
+
+  /** Every entry as [index, path], in the order `paths` gives. */
+  *entries(): Generator<[number, string]> {
+    for (const i of this.#indexes()) yield [i, this.path(i)];
+  }
+
+  /** Every index, in the order `paths` gives. */
+  *#indexes(): Generator<number> {
+    if (this.#base) for (let j = 0; j < this.#base.size; j++) if (this.#present![j]) yield j;
+    for (let k = 0; k < this.#count; k++) yield this.#offset + k;
+  }
+
+  /** Indexes in code-unit order of their paths: the manifest's order. */
+  sortedIndexes(): number[] {
+    const base = this.#base;
+    if (!base) return this.#ownSorted();
+    // The base part is in order already (read from a manifest): merge the own entries into it.
+    const own = this.#ownSorted().map((k) => this.#offset + k);
+    const out: number[] = [];
+    let next = 0;
+    let nextPath = next < own.length ? this.path(own[next]!) : undefined;
+    let previous = '';
+    for (let j = 0; j < base.size; j++) {
+      if (!this.#present![j]) continue;
+      const path = base.path(j);
+      if (path < previous) return this.#sortAll();
+      previous = path;
+      while (nextPath !== undefined && nextPath < path) {
+        out.push(own[next++]!);
+        nextPath = next < own.length ? this.path(own[next]!) : undefined;
+      }
+      out.push(j);
+    }
+    while (next < own.length) out.push(own[next++]!);
+    return out;
+  }
+
+  /** Own entries (local indexes) by path: as they are when already in order (a table read from a manifest). */
+  #ownSorted(): number[] {
+    const order = Array.from({ length: this.#count }, (_, k) => k);
+    let previous = '';
+    for (let k = 0; k < this.#count; k++) {
+      const path = this.#paths.at(k);
+      if (k > 0 && !(previous < path)) {
+        const paths = Array.from(this.#paths);
+        return order.sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+      }
+      previous = path;
+    }
+    return order;
+  }
+
+  /** Every index by path, the slow way (a base out of order). */
+  #sortAll(): number[] {
+    const order = [...this.#indexes()];
+    const paths = order.map((i) => this.path(i));
+    const positions = order.map((_, n) => n).sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+    return positions.map((n) => order[n]!);
+  }
+
+  get #offset(): number {
+    return this.#base?.size ?? 0;
+  }
+
+  #rawHash(i: number): Buffer {
+    return i < this.#offset ? this.#base!.#rawHash(i) : this.#hashes.subarray((i - this.#offset) * HASH_BYTES, (i - this.#offset + 1) * HASH_BYTES);
+  }
+
+  /** Whether own-or-base entry `i` holds this digest and size. */
+  #holds(i: number, sha256: string | Buffer, size: number): boolean {
+    if (this.fileSize(i) !== size) return false;
+    return typeof sha256 === 'string' ? this.sha256(i) === sha256 : this.#rawHash(i).equals(sha256.subarray(0, HASH_BYTES));
+  }
+
+  /** Lets go of base entry `j` (it is replaced by one of the table's own). */
+  #drop(j: number): void {
+    if (!this.#present![j]) return;
+    this.#present![j] = 0;
+    this.#presentCount--;
+  }
+
+  #ownIndexOf(path: string): number | undefined {
+    if (this.#count === 0) return undefined;
     const mask = this.#slots.length - 1;
     const h = hash53(path);
     const low = h >>> 0;
@@ -122,68 +279,30 @@ export class FileTable {
     }
   }
 
-  has(path: string): boolean {
-    return this.indexOf(path) !== undefined;
-  }
-
-  path(i: number): string {
-    return this.#paths.at(i);
-  }
-
-  sha256(i: number): string {
-    return this.#hashes.toString('hex', i * HASH_BYTES, (i + 1) * HASH_BYTES);
-  }
-
-  fileSize(i: number): number {
-    return this.#sizes[i]!;
-  }
-
-  validators(i: number): Validators | undefined {
-    if (this.#etagKind === EMPTY) return undefined;
-    const kind = this.#etagKind[i]!;
-    let etag: string | undefined;
-    if (kind === Etag.Weak || kind === Etag.Strong) etag = `${kind === Etag.Weak ? 'W/' : ''}"${this.#etags.toString('hex', i * ETAG_BYTES, (i + 1) * ETAG_BYTES)}"`;
-    else if (kind === Etag.Other) etag = this.#otherEtags.get(i);
-    const lastModified = this.#modified.get(i);
-    const item = this.#hasItem[i] ? this.#items.toString('base64url', i * ITEM_BYTES, (i + 1) * ITEM_BYTES) : undefined;
-    if (etag === undefined && lastModified === undefined && item === undefined) return undefined;
-    return { etag, lastModified, item };
-  }
-
-  /** Whether entry `i` here holds the same bytes as entry `j` of `other`. */
-  sameBytes(i: number, other: FileTable, j: number): boolean {
-    return this.#sizes[i] === other.#sizes[j] && this.#hashes.compare(other.#hashes, j * HASH_BYTES, (j + 1) * HASH_BYTES, i * HASH_BYTES, (i + 1) * HASH_BYTES) === 0;
-  }
-
-  /** Whether the file at `path` has this digest (hex) and size. */
-  matches(path: string, sha256: string, size: number): boolean {
-    const i = this.indexOf(path);
-    return i !== undefined && this.#sizes[i] === size && this.sha256(i) === sha256;
-  }
-
-  /** Every path, in insertion order. */
-  paths(): Iterable<string> {
-    return this.#paths;
-  }
-
-  /** Indexes in code-unit order of their paths: the manifest's order. */
-  sortedIndexes(): number[] {
-    const order = Array.from({ length: this.#count }, (_, i) => i);
-    // A table read from a manifest is in this order already: no need to sort (or to build 360 000 strings).
-    let sorted = true;
-    let previous = '';
-    for (let i = 0; i < this.#count && sorted; i++) {
-      const path = this.#paths.at(i);
-      if (i > 0 && !(previous < path)) sorted = false;
-      previous = path;
+  #setOwnValidators(k: number, validators: Validators | undefined): void {
+    if (this.#etagKind === EMPTY) {
+      if (validators === undefined) return;
+      this.#sizeValidators(this.#capacity);
     }
-    if (sorted) return order;
-    const paths = Array.from(this.#paths);
-    return order.sort((a, b) => (paths[a]! < paths[b]! ? -1 : paths[a]! > paths[b]! ? 1 : 0));
+    this.#otherEtags.delete(k);
+    this.#modified.delete(k);
+    const etag = validators?.etag;
+    const hex = etag === undefined ? undefined : HEX32_ETAG.exec(etag);
+    if (etag === undefined) this.#etagKind[k] = Etag.None;
+    else if (hex) {
+      this.#etagKind[k] = hex[1] ? Etag.Weak : Etag.Strong;
+      this.#etags.write(hex[2]!, k * ETAG_BYTES, ETAG_BYTES, 'hex');
+    } else {
+      this.#etagKind[k] = Etag.Other;
+      this.#otherEtags.set(k, etag);
+    }
+    if (validators?.lastModified !== undefined) this.#modified.set(k, validators.lastModified);
+    const item = validators?.item;
+    this.#hasItem[k] = item !== undefined && item.length === 16 && this.#items.write(item, k * ITEM_BYTES, ITEM_BYTES, 'base64url') === ITEM_BYTES ? 1 : 0;
   }
 
   #add(path: string): number {
-    const i = this.#count++;
+    const k = this.#count++;
     this.#paths.push(path);
     if (this.#sizes.length < this.#count) {
       const sizes = new Float64Array(this.#sizes.length * 2);
@@ -196,8 +315,8 @@ export class FileTable {
       if (this.#etagKind !== EMPTY) this.#sizeValidators(this.#capacity);
     }
     if (this.#count * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
-    this.#place(hash53(path), i);
-    return i;
+    this.#place(hash53(path), k);
+    return k;
   }
 
   #sizeValidators(capacity: number): void {
@@ -207,11 +326,11 @@ export class FileTable {
     this.#hasItem = grow(this.#hasItem, capacity);
   }
 
-  #place(h: number, i: number): void {
+  #place(h: number, k: number): void {
     const mask = this.#slots.length - 1;
     let slot = h % (mask + 1);
     while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.#slots[slot] = i + 1;
+    this.#slots[slot] = k + 1;
     this.#slotHashes[slot] = h >>> 0;
   }
 

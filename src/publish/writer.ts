@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NameCollisionError } from '../errors.js';
 import { commit, rollForward, stagingDir, type Journal } from './journal.js';
-import { manifestChunks, sha256 } from './manifest.js';
+import { manifestChunks, sha256, type ManifestRead } from './manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 import { FileTable, type Validators } from './table.js';
 import { safeFolder } from './safe-folder.js';
@@ -109,6 +109,8 @@ export interface StagedStream {
 export class SnapshotWriter {
   readonly #dir: string;
   readonly #previous: FileTable | undefined;
+  /** The sha256 of the published manifest's bytes (the previous snapshot's), when there is one. */
+  readonly #previousSha256: string | undefined;
   /** The folder held nothing before (no manifest, no files): nothing to compare with. */
   readonly #fresh: boolean;
   readonly #entries: FileTable;
@@ -120,21 +122,23 @@ export class SnapshotWriter {
   readonly #listed: HashSet | undefined;
   readonly #tree: string;
 
-  private constructor(dir: string, previous: FileTable | undefined, fresh: boolean, listed: HashSet | undefined) {
+  private constructor(dir: string, previous: ManifestRead | undefined, fresh: boolean, listed: HashSet | undefined) {
     this.#dir = dir;
     this.#tree = join(stagingDir(dir), TREE);
-    this.#previous = previous;
-    this.#entries = new FileTable(previous?.size);
+    this.#previous = previous?.table;
+    this.#previousSha256 = previous?.sha256;
+    // Derived from the previous table: what stays as it was costs a bit, not a copy.
+    this.#entries = previous ? FileTable.over(previous.table) : new FileTable();
     this.#fresh = fresh;
     this.#listed = listed;
   }
 
   /** A writer over `dir` (locked by the caller, recovered), whose published snapshot is `previous`. */
-  static async open(dir: string, previous: FileTable | undefined, options: OpenOptions = {}): Promise<SnapshotWriter> {
+  static async open(dir: string, previous: ManifestRead | undefined, options: OpenOptions = {}): Promise<SnapshotWriter> {
     await fs.rm(stagingDir(dir), { recursive: true, force: true });
     await fs.mkdir(join(stagingDir(dir), TREE), { recursive: true });
     const fresh = options.reuse === false || (!previous && (await fs.readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name)));
-    const listed = previous && options.sameBoot ? filesInFolders(dir, previous.paths()) : undefined;
+    const listed = previous && options.sameBoot ? filesInFolders(dir, previous.table.paths()) : undefined;
     return new SnapshotWriter(dir, previous, fresh, listed);
   }
 
@@ -277,7 +281,8 @@ export class SnapshotWriter {
 
   /** The staged paths and the removals a commit would make, without making them (a dry run). */
   pending(): { written: string[]; removed: string[] } {
-    const removed = this.#previous ? [...this.#previous.paths()].filter((path) => !this.#entries.has(path)) : [];
+    const removed: string[] = [];
+    for (const path of this.#previous?.paths() ?? []) if (!this.#entries.has(path)) removed.push(path);
     return { written: [...this.#staged].sort(), removed: [...removed].sort() };
   }
 
@@ -307,8 +312,7 @@ export class SnapshotWriter {
     await fs.mkdir(final, { recursive: true });
     const manifestFile = join(final, 'manifest.json');
     const manifestSha256 = await writeChunks(manifestFile, manifestChunks(this.#entries, order));
-    const oldManifest = await fs.readFile(join(this.#dir, MANIFEST_FILE)).catch(() => undefined);
-    const manifestSame = oldManifest !== undefined && sha256(oldManifest) === manifestSha256;
+    const manifestSame = this.#previousSha256 === manifestSha256;
     const oldSignature = await fs.readFile(join(this.#dir, SIGNATURE_FILE)).catch(() => undefined);
     let signature: Buffer | undefined;
     let signatureStale = false;

@@ -146,7 +146,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     if (!options.allowNonEmpty) await checkForeignFiles(out);
     const previous = await readPrevious(out, config.redact);
     const bootId = currentBootId();
-    writer = await SnapshotWriter.open(out, previous?.table, { sameBoot: previous !== undefined && (await syncedInBoot(out, bootId)) });
+    writer = await SnapshotWriter.open(out, previous && { table: previous.table, sha256: previous.manifestSha256 }, { sameBoot: previous !== undefined && (await syncedInBoot(out, bootId)) });
     const findings = new FindingSet();
     const report = (finding: Finding): void => {
       if (findings.add(finding)) warnings?.write(finding);

@@ -26,7 +26,7 @@ const newFiles = new Map([
 
 /** Publishes `files` into `dir` as one snapshot, writing only what changed. */
 async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>): Promise<PublishResult> {
-  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
   for (const [path, bytes] of files) await writer.put(path, bytes);
   return writer.commit();
 }
@@ -34,7 +34,7 @@ async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>):
 /** Publishes the old snapshot, then stages the new one over it and returns its journal, unapplied. */
 async function stagedOverOld(dir: string, files: ReadonlyMap<string, Buffer> = newFiles): Promise<Journal> {
   await publishSnapshot(dir, oldFiles);
-  const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
   for (const [path, bytes] of files) await writer.put(path, bytes);
   return (await writer.prepare()).journal!;
 }
@@ -75,7 +75,7 @@ describe('journal recovery', () => {
     const dir = tempDir();
     await publishSnapshot(dir, oldFiles);
     const signature = Buffer.from('{"signature":2}\n');
-    const writer = await SnapshotWriter.open(dir, (await readManifest(dir))?.table);
+    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
     for (const [path, bytes] of newFiles) await writer.put(path, bytes);
     const { journal } = await writer.prepare({ sign: () => signature });
     expect(journal!.puts.map((p) => p.path).slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
