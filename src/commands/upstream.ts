@@ -79,18 +79,23 @@ export const upstreamCommand: Command = {
     const latencyMs = intFlag(parsed, 'latency-ms', 0, 600_000) ?? 0;
     const workers = intFlag(parsed, 'workers', 1, 100_000);
 
+    const host = stringFlag(parsed, 'host') ?? '127.0.0.1';
     const upstream = await startUpstream({
       token,
       seed,
       scale,
       port,
-      host: stringFlag(parsed, 'host') ?? '127.0.0.1',
+      host,
       extraFields: Boolean(parsed.values['extra-fields']),
       faults,
       profile,
       latencyMs,
       workers,
       control: !parsed.values['no-control'],
+    }).catch((error: NodeJS.ErrnoException) => {
+      // A port taken or not allowed is the user's to change, not a bug.
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port} (${error.code}); choose another --port or --host`);
+      throw error;
     });
     const counts = upstream.counts();
     // Servers first: the scale is their number, the rest follows from it.

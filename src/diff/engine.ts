@@ -9,6 +9,7 @@ import { decodeJson } from '../json/encode.js';
 import { decodeSegment, parseRecordFile } from '../publish/paths.js';
 import type { FileTable } from '../publish/table.js';
 import { compareIds } from '../spec/ids.js';
+import type { Quality } from '../validate/quality.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
 
 /** One field that differs: `old` or `new` is absent when the field is missing on that side. */
@@ -26,6 +27,15 @@ export interface ResourceChanges {
   fields: Record<string, FieldChange[]>;
   /** The record's name where it has one (a change set read by people names records by both). */
   names: Record<string, string>;
+  /** Data-quality findings that appeared or were fixed between the two snapshots. */
+  findings: { appeared: FindingDelta[]; fixed: FindingDelta[] };
+}
+
+/** The records of one field and code that gained or lost a finding. */
+export interface FindingDelta {
+  field: string;
+  code: string;
+  ids: string[];
 }
 
 export type ChangeSet = Record<ResourceName, ResourceChanges>;
@@ -156,6 +166,7 @@ export class ChangeSetBuilder {
         ...ids,
         fields: Object.fromEntries(ids.changed.map((id) => [id, fields.get(id)!])),
         names: Object.fromEntries([...names.keys()].sort(compareIds).map((id) => [id, names.get(id)!])),
+        findings: { appeared: [], fixed: [] },
       };
     }
     return out;
@@ -182,6 +193,25 @@ export function countChanges(changes: ChangeSet): Record<ResourceName, ChangeCou
   return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added.length, removed: changes[r].removed.length, changed: changes[r].changed.length }])) as Record<ResourceName, ChangeCounts>;
 }
 
+/** The change set with the findings that appeared and were fixed from quality report `before` to `after`. */
+export function withFindings(changes: ChangeSet, before: Quality | undefined, after: Quality | undefined): ChangeSet {
+  const ids = (quality: Quality | undefined) => new Map((quality?.findings ?? []).map((g) => [`${g.resource}\u0000${g.field}\u0000${g.code}`, g]));
+  const old = ids(before);
+  const next = ids(after);
+  const out = { ...changes };
+  for (const resource of RESOURCE_NAMES) out[resource] = { ...changes[resource], findings: { appeared: [], fixed: [] } };
+  const delta = (from: Map<string, Quality['findings'][number]>, to: Map<string, Quality['findings'][number]>, kind: 'appeared' | 'fixed'): void => {
+    for (const [key, group] of to) {
+      const had = new Set(from.get(key)?.ids ?? []);
+      const ids = group.ids.filter((id) => !had.has(id));
+      if (ids.length) out[group.resource].findings[kind].push({ field: group.field, code: group.code, ids });
+    }
+  };
+  delta(old, next, 'appeared');
+  delta(next, old, 'fixed');
+  return out;
+}
+
 /** Whether any record was added, removed or changed. */
 export function hasChanges(changes: ChangeSet): boolean {
   return RESOURCE_NAMES.some((r) => changes[r].added.length + changes[r].removed.length + changes[r].changed.length > 0);
@@ -189,5 +219,5 @@ export function hasChanges(changes: ChangeSet): boolean {
 
 /** An empty change set (nothing changed). */
 export function emptyChangeSet(): ChangeSet {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {}, names: {} }])) as unknown as ChangeSet;
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {}, names: {}, findings: { appeared: [], fixed: [] } }])) as unknown as ChangeSet;
 }

@@ -27,6 +27,17 @@ export function formatFieldChange(change: FieldChange): string {
   return `${change.path}: ${shortValue(change.old)} → ${shortValue(change.new)}`;
 }
 
+/** Findings that appeared (`+`) or were fixed (`-`), one line per resource, field and code, a few ids each. */
+export function findingLines(changes: ChangeSet): string[] {
+  const lines: string[] = [];
+  for (const r of RESOURCE_NAMES) {
+    for (const [sign, deltas] of [['+', changes[r].findings.appeared], ['-', changes[r].findings.fixed]] as const) {
+      for (const d of deltas) lines.push(`${sign} ${r}${d.field ? ` ${d.field}` : ''} ${d.code}: ${d.ids.length} record${d.ids.length === 1 ? '' : 's'} (${d.ids.slice(0, 5).join(', ')}${d.ids.length > 5 ? ', …' : ''})`);
+    }
+  }
+  return lines;
+}
+
 /** A record as people read it in a change set: `17 (par-web-17)`, or the id alone when it has no name. */
 export function named(changes: ResourceChanges, id: string): string {
   const name = Object.hasOwn(changes.names, id) ? changes.names[id] : undefined;
@@ -53,12 +64,14 @@ export function formatReport(changes: ChangeSet, oldDir: string, newDir: string)
       for (const field of c.fields[id] ?? []) lines.push(`      ${formatFieldChange(field)}`);
     }
   }
+  const findings = findingLines(changes);
+  if (findings.length) lines.push('', 'data-quality findings:', ...findings.map((line) => `  ${line}`));
   return `${lines.join('\n')}\n`;
 }
 
 /** The contract's JSON object: per resource `added`, `removed`, `changed`, plus `fields` details. */
 export function changeSetJson(changes: ChangeSet): Record<string, unknown> {
-  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added, removed: changes[r].removed, changed: changes[r].changed, fields: changes[r].fields, names: changes[r].names }]));
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: changes[r].added, removed: changes[r].removed, changed: changes[r].changed, fields: changes[r].fields, names: changes[r].names, findings: changes[r].findings }]));
 }
 
 /** The `changes:` line a sync prints about the snapshot it replaced. */

@@ -12,8 +12,9 @@ import { readManifest } from '../publish/manifest-read.js';
 import type { FileTable } from '../publish/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { forEachConcurrent } from '../util/concurrent.js';
-import { ChangeSetBuilder, classifyTables, recordChange, type ChangeSet, type PathChanges } from './engine.js';
-import { decodeSegment, parseRecordFile } from '../publish/paths.js';
+import { ChangeSetBuilder, classifyTables, recordChange, withFindings, type ChangeSet, type PathChanges } from './engine.js';
+import { decodeSegment, parseRecordFile, QUALITY_FILE } from '../publish/paths.js';
+import { parseQuality } from '../validate/quality.js';
 
 type Reader = (path: string) => Promise<Buffer | undefined>;
 
@@ -60,10 +61,16 @@ async function snapshotTable(dir: string): Promise<FileTable> {
   return manifest.table;
 }
 
+/** The record changes of two snapshots and the findings that appeared or were fixed between them. */
+async function compare(before: FileTable, after: FileTable, readOld: Reader, readNew: Reader): Promise<ChangeSet> {
+  const changes = await changeSetOf(classifyTables(before, after), readOld, readNew);
+  return withFindings(changes, parseQuality(await readOld(QUALITY_FILE)), parseQuality(await readNew(QUALITY_FILE)));
+}
+
 /** What changed from the snapshot in `oldDir` to the one in `newDir`. */
 export async function diffFolders(oldDir: string, newDir: string): Promise<ChangeSet> {
   const [before, after] = await Promise.all([snapshotTable(oldDir), snapshotTable(newDir)]);
-  return changeSetOf(classifyTables(before, after), folderReader(oldDir), folderReader(newDir));
+  return compare(before, after, folderReader(oldDir), folderReader(newDir));
 }
 
 /**
@@ -81,7 +88,7 @@ export async function diffRevisions(dir: string, oldRev: string, newRev: string 
     };
     const oldTable = parse(await before.manifestBytes(), `${dir} at ${oldRev}`);
     const newTable = after ? parse(await after.manifestBytes(), `${dir} at ${newRev}`) : await snapshotTable(dir);
-    return await changeSetOf(classifyTables(oldTable, newTable), (path) => before.read(path), after ? (path) => after.read(path) : folderReader(dir));
+    return await compare(oldTable, newTable, (path) => before.read(path), after ? (path) => after.read(path) : folderReader(dir));
   } finally {
     before.close();
     after?.close();

@@ -1,5 +1,5 @@
-/** The commit message of a snapshot: counts in the subject, one line per record in the body. Pure. */
-import { formatChangeLine, named } from '../diff/format.js';
+/** The commit message of a snapshot: counts in the subject, one line per record and per finding change in the body. Pure. */
+import { findingLines, formatChangeLine, named } from '../diff/format.js';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
 
@@ -25,7 +25,9 @@ export function commitMessage(changes: ChangeSet, options: { prefix: string; ini
       body.push(`~ ${r} ${named(c, id)}${shown ? `: ${shown}` : ''}`);
     }
   }
-  if (body.length === 0) return `${subject}\n`;
   const kept = body.length > max ? [...body.slice(0, max), `… and ${body.length - max} more`] : body;
-  return `${subject}\n\n${kept.join('\n')}\n`;
+  // Findings are few lines (one per field and code), so they are shown whole after the records.
+  const findings = findingLines(changes);
+  const sections = [kept, findings.length ? ['data-quality findings:', ...findings] : []].filter((s) => s.length).map((s) => s.join('\n'));
+  return sections.length ? `${subject}\n\n${sections.join('\n\n')}\n` : `${subject}\n`;
 }

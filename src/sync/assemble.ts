@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fs from 'fs-extra';
 import { browserFiles } from '../browser/index.js';
 import type { SyncSettings } from '../config/schema.js';
-import { classifyTables, type ChangeSet } from '../diff/engine.js';
+import { classifyTables, withFindings, type ChangeSet } from '../diff/engine.js';
 import { nextHistory } from '../diff/history.js';
 import { changeSetOf, folderReader } from '../diff/read.js';
 import { MassRemovalError } from '../errors.js';
@@ -20,7 +20,7 @@ import type { SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { FindingGroup } from '../validate/findings.js';
-import { encodeQuality, qualityReport, type ShapeFacts } from '../validate/quality.js';
+import { encodeQuality, qualityReport, type Quality, type ShapeFacts } from '../validate/quality.js';
 
 /** Refuses a snapshot in which a resource lost more than the allowed share of its records. Pure. */
 export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
@@ -40,6 +40,8 @@ export interface AssembleInput {
   views: readonly ViewKey[];
   groups: readonly FindingGroup[];
   shape: ShapeFacts;
+  /** The previous snapshot's quality report, to tell findings that appeared and were fixed. */
+  previousQuality: Quality | undefined;
   redact: RedactPolicy | undefined;
   massRemoval: SyncSettings['massRemoval'] | undefined;
   changesKeep: number;
@@ -66,12 +68,12 @@ export async function assemble(input: AssembleInput): Promise<Assembled> {
   }
   const initial = previous === undefined;
   const paths = classifyTables(previous, writer.entries);
-  const changes = await changeSetOf(paths, folderReader(out), (path) => writer.read(path), { initial });
+  const quality = qualityReport(input.groups, records, input.shape);
+  const changes = withFindings(await changeSetOf(paths, folderReader(out), (path) => writer.read(path), { initial }), initial ? undefined : input.previousQuality, quality);
   const existing = await fs.readFile(join(out, CHANGES_FILE)).catch(() => undefined);
   const history = nextHistory(existing, { hadSnapshot: !initial, changes, records, keep: input.changesKeep, at: input.at });
   if (history.restarted) input.log.warn(`${CHANGES_FILE} was not a change history of ours; starting it afresh`);
   if (history.bytes) await writer.put(CHANGES_FILE, history.bytes);
-  const quality = qualityReport(input.groups, records, input.shape);
   await writer.put(QUALITY_FILE, encodeQuality(quality));
   if (input.browser) await browserFiles({ writer, paths, quality, lastChange: history.bytes });
   return { records, changes, initial };

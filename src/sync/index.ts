@@ -197,6 +197,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       views,
       groups,
       shape,
+      previousQuality: previous?.quality,
       redact: config.redact,
       massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval,
       changesKeep: config.changes.keep,

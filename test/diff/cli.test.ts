@@ -48,7 +48,7 @@ describe('diff OLD NEW --json (built CLI)', () => {
 
     const same = await runCli(['diff', out, out, '--json']);
     expect(same.code).toBe(0);
-    expect(JSON.parse(same.stdout)).toEqual(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {}, names: {} }])));
+    expect(JSON.parse(same.stdout)).toEqual(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [], fields: {}, names: {}, findings: { appeared: [], fixed: [] } }])));
 
     const notSnapshot = await runCli(['diff', root, out]);
     expect(notSnapshot.code).toBe(2);

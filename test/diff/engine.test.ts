@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildChangeSet, classifyTables, diffValues } from '../../src/diff/engine.js';
+import { buildChangeSet, classifyTables, diffValues, emptyChangeSet, withFindings } from '../../src/diff/engine.js';
+import { commitMessage } from '../../src/git/message.js';
+import type { Quality } from '../../src/validate/quality.js';
 import { changeSetOf } from '../../src/diff/read.js';
 import { sha256 } from '../../src/publish/manifest.js';
 import { FileTable } from '../../src/publish/table.js';
-import { formatChangeLine, formatReport } from '../../src/diff/format.js';
+import { findingLines, formatChangeLine, formatReport } from '../../src/diff/format.js';
 import { addEntry, changeEntry, initialEntry } from '../../src/diff/history.js';
 import { encodeJson } from '../../src/json/encode.js';
 import { recordFile } from '../../src/publish/paths.js';
@@ -62,8 +64,8 @@ describe('change sets', () => {
     const paths = classifyTables(table(before), table(after));
     const read: string[] = [];
     const changes = await changeSetOf(paths, reader(before, read), reader(after, read));
-    expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] }, names: { '1': 'srv-1', '2': 'srv-2', '10': 'srv-10' } });
-    expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {}, names: {} });
+    expect(changes.servers).toEqual({ added: ['10'], removed: ['2'], changed: ['1'], fields: { '1': [{ path: 'memory_GB', old: 16, new: 32 }] }, names: { '1': 'srv-1', '2': 'srv-2', '10': 'srv-10' }, findings: { appeared: [], fixed: [] } });
+    expect(changes.databases).toEqual({ added: [], removed: [], changed: [], fields: {}, names: {}, findings: { appeared: [], fixed: [] } });
     // Lists and other files are never read; only record files that changed, came or went.
     expect(read.every((p) => p.startsWith('servers/'))).toBe(true);
     expect(formatChangeLine(changes)).toBe('servers +1 -1 ~1');
@@ -89,5 +91,29 @@ describe('change sets', () => {
       resources: { servers: { added: ['10'], removed: ['2'], changed: [{ id: '1', fields: ['memory_GB'] }] } },
     });
     expect(formatChangeLine(buildChangeSet(classifyTables(table(before), table(before)), before, before))).toBe('none');
+  });
+});
+
+describe('finding changes', () => {
+  const quality = (groups: Array<[string, string, string[]]>): Quality => ({
+    format: 1,
+    records: { applications: 0, databases: 0, operating_systems: 0, servers: 9, appservers: 0 },
+    shape: {},
+    findings: groups.map(([field, code, ids]) => ({ resource: 'servers' as const, field, code: code as Quality['findings'][number]['code'], count: ids.length, share: 0, ids })),
+  });
+
+  it('tells the records that gained and lost a finding, per field and code', () => {
+    const before = quality([['hostname', 'null', ['1', '2']], ['os_id', 'dangling_ref', ['5']]]);
+    const after = quality([['hostname', 'null', ['2', '3', '4']]]);
+    const changes = withFindings(emptyChangeSet(), before, after);
+    expect(changes.servers.findings).toEqual({
+      appeared: [{ field: 'hostname', code: 'null', ids: ['3', '4'] }],
+      fixed: [{ field: 'hostname', code: 'null', ids: ['1'] }, { field: 'os_id', code: 'dangling_ref', ids: ['5'] }],
+    });
+    expect(findingLines(changes)).toEqual(['+ servers hostname null: 2 records (3, 4)', '- servers hostname null: 1 record (1)', '- servers os_id dangling_ref: 1 record (5)']);
+    // Records unchanged, findings moved: the report and the commit body both say so.
+    expect(formatReport(changes, 'a', 'b')).toContain('data-quality findings:\n  + servers hostname null: 2 records (3, 4)');
+    expect(commitMessage(changes, { prefix: 'inventory:', initial: false })).toContain('no record changed\n\ndata-quality findings:\n+ servers hostname null');
+    expect(withFindings(emptyChangeSet(), after, after).servers.findings).toEqual({ appeared: [], fixed: [] });
   });
 });
