@@ -95,11 +95,20 @@ function isEntry(): boolean {
 
 if (isEntry()) {
   process.title = 'inventory-mirror';
+  let settled = false;
+  // A command whose work was lost (a promise nothing will settle) must not pass for a success in cron.
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('inventory-mirror: internal error: the command stopped without finishing (a bug, please report it)\n');
+    process.exitCode = 70;
+  });
   main(process.argv.slice(2), processIo()).then(
     (status) => {
+      settled = true;
       process.exitCode = status;
     },
     (error: unknown) => {
+      settled = true;
       process.stderr.write(`inventory-mirror: internal error: ${String(error)}\n`);
       process.exitCode = 70;
     },

@@ -25,7 +25,7 @@ import { currentBootId } from '../state/boot.js';
 import { httpCacheChunks } from '../state/http-cache.js';
 import { displayUrl, encodeLastSync, syncedInBoot } from '../state/last-sync.js';
 import { scrub } from '../util/secrets.js';
-import { appserverServerFindings, databaseNameFindings } from '../validate/crosscheck.js';
+import { appserverServerFindings, databaseNameFindings, publishedValue, serverNames } from '../validate/crosscheck.js';
 import { FindingSet, type Finding } from '../validate/findings.js';
 import { replayFindings, shapeFacts } from '../validate/quality.js';
 import { assemble } from './assemble.js';
@@ -105,10 +105,16 @@ class WarningsFile {
     if (!this.#stream.write(`${scrub(JSON.stringify(finding))}\n`)) this.#stream.once('drain', () => {});
   }
 
-  async close(): Promise<void> {
-    this.#stream.end();
-    if (!this.#failed) await once(this.#stream, 'close').catch(() => undefined);
-    if (this.#failed) throw new DiskError(`--warnings-file: cannot write it: ${this.#failed.message}`);
+  #closed: Promise<void> | undefined;
+
+  /** Ends the file; a second call (the failure path after a normal close) waits for the same end. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#stream.end();
+      if (!this.#failed) await once(this.#stream, 'close').catch(() => undefined);
+      if (this.#failed) throw new DiskError(`--warnings-file: cannot write it: ${this.#failed.message}`);
+    })();
+    return this.#closed;
   }
 }
 
@@ -157,12 +163,6 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     const listContext = { client, writer, redact: config.redact, maxRecords: settings.maxRecords };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
-    for (let n = 0; n < lists.appservers.ids.length; n++) {
-      for (const finding of appserverServerFindings({ id: lists.appservers.ids.at(n), server_id: JSON.parse(lists.appservers.refs.at(n)) }, lists.servers.members)) report(finding);
-    }
-    for (let n = 0; n < lists.databases.ids.length; n++) {
-      for (const finding of databaseNameFindings({ id: lists.databases.ids.at(n), server_names: JSON.parse(lists.databases.refs.at(n)) }, lists.servers.names)) report(finding);
-    }
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
     progress.planned(RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0));
     const carry = previous?.cached === true && previous.quality !== undefined;
@@ -185,6 +185,18 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         for (const field of before.singleOnly) shape.singleOnly.add(field);
         pulled.shapes.set(resource, shape);
       }
+    }
+    // References are judged once both views are known: the published record carries the single view's value.
+    const names = serverNames(lists.servers.names, findings.valuesOf('servers', 'name', 'view_mismatch'));
+    const serverIdMismatches = findings.valuesOf('appservers', 'server_id', 'view_mismatch');
+    const serverNamesMismatches = findings.valuesOf('databases', 'server_names', 'view_mismatch');
+    for (let n = 0; n < lists.appservers.ids.length; n++) {
+      const id = lists.appservers.ids.at(n);
+      for (const finding of appserverServerFindings({ id, server_id: publishedValue(serverIdMismatches, id, JSON.parse(lists.appservers.refs.at(n))) }, lists.servers.members)) report(finding);
+    }
+    for (let n = 0; n < lists.databases.ids.length; n++) {
+      const id = lists.databases.ids.at(n);
+      for (const finding of databaseNameFindings({ id, server_names: publishedValue(serverNamesMismatches, id, JSON.parse(lists.databases.refs.at(n))) }, names)) report(finding);
     }
     await warnings?.close();
     const groups = findings.groups();

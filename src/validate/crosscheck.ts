@@ -8,6 +8,26 @@ import type { ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
 import type { Finding } from './findings.js';
 
+/**
+ * Where a record's list item and single view disagree on a field, the published record carries the
+ * single view's value: `mismatches` are the field's view_mismatch values by id ({list, single}).
+ */
+export function publishedValue(mismatches: ReadonlyMap<string, unknown>, id: string, listValue: unknown): unknown {
+  const mismatch = mismatches.get(id);
+  return isPlainObject(mismatch) && Object.hasOwn(mismatch, 'single') ? mismatch.single : listValue;
+}
+
+/**
+ * The server names records may name: the list items' names, and the single view's name where it
+ * differs from the list's (a list showing an outdated name must not make references to the
+ * current one dangle). `renamed` are servers.name view_mismatch values.
+ */
+export function serverNames(listNames: { has(name: string): boolean }, renamed: ReadonlyMap<string, unknown>): { has(name: string): boolean } {
+  const current = new Set<unknown>();
+  for (const id of renamed.keys()) current.add(publishedValue(renamed, id, undefined));
+  return { has: (name) => listNames.has(name) || current.has(name) };
+}
+
 /** An appserver whose server_id names no server of the inventory. */
 export function appserverServerFindings(appserver: RawRecord, serverIds: { has(id: string): boolean }): Finding[] {
   const id = appserver.server_id;

@@ -87,6 +87,11 @@ export class FindingSet {
     return true;
   }
 
+  /** The values of one group's findings by id (empty when there are none). */
+  valuesOf(resource: ResourceName, field: string, code: FindingCode): ReadonlyMap<string, unknown> {
+    return this.#groups.get(groupKey(resource, field, code))?.values ?? new Map();
+  }
+
   get size(): number {
     let n = 0;
     for (const group of this.#groups.values()) n += group.values.size;

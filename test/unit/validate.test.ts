@@ -1,7 +1,7 @@
 /** Structural checks and the findings of one record, pure. */
 import { describe, expect, it } from 'vitest';
 import { BodyFault, ValidationError } from '../../src/errors.js';
-import { appserverServerFindings, databaseNameFindings, serverListFindings } from '../../src/validate/crosscheck.js';
+import { appserverServerFindings, databaseNameFindings, publishedValue, serverListFindings, serverNames } from '../../src/validate/crosscheck.js';
 import { decodingFindings } from '../../src/validate/decode.js';
 import { checkRecord } from '../../src/validate/record.js';
 import { checkRecord as checkStructure, singleRecord } from '../../src/validate/structure.js';
@@ -97,6 +97,18 @@ describe('cross-checks', () => {
     expect(appserverServerFindings({ id: 'x', server_id: '1' }, new Set(['1']))).toEqual([]);
     expect(appserverServerFindings({ id: 'x', server_id: '9' }, new Set(['1']))).toEqual([{ resource: 'appservers', id: 'x', field: 'server_id', code: 'dangling_ref', value: '9' }]);
     expect(databaseNameFindings({ id: 'd', server_names: ['a', 'gone'] }, new Set(['a']))).toEqual([{ resource: 'databases', id: 'd', field: 'server_names', code: 'dangling_ref', value: ['gone'] }]);
+  });
+
+  it('judges references by what the published record carries where the views disagree', () => {
+    // The list shows an outdated name for server 7; a database naming its current name is fine.
+    const renamed = new Map([['7', { list: 'old-7', single: 'web-7' }]]);
+    const names = serverNames(new Set(['a', 'old-7']), renamed);
+    expect(databaseNameFindings({ id: 'd', server_names: ['a', 'web-7'] }, names)).toEqual([]);
+    expect(databaseNameFindings({ id: 'd', server_names: ['web-8'] }, names)).toHaveLength(1);
+    // An appserver whose list item names another server than its single view: the single view counts.
+    const moved = new Map([['x', { list: '9', single: '1' }]]);
+    expect(appserverServerFindings({ id: 'x', server_id: publishedValue(moved, 'x', '9') }, new Set(['1']))).toEqual([]);
+    expect(publishedValue(moved, 'y', '9')).toBe('9');
   });
 });
 
