@@ -1,6 +1,7 @@
 /**
  * The offline page in a real headless Chromium (playwright-core, the system's /usr/bin/chromium),
- * opened from disk (file://): search a name, open a server, follow a link to its appserver.
+ * opened from disk (file://): search a name, open a server, follow a link to its appserver; open
+ * the data-quality view and follow a finding to a record it names.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { upstreamGet, useUpstream } from '../helpers/upstream.js';
+import { upstreamGet, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { QUALITY_FILE } from '../../src/publish/paths.js';
+import { parseQuality } from '../../src/validate/quality.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -96,6 +99,50 @@ describe('the offline browser page', () => {
         await page.goto(`${index}#/servers/${name}`);
         await page.locator('h2', { hasText: `No servers record with id ${name}` }).waitFor();
       }
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
+  it.skipIf(!hasChromium)('the data-quality view lists the findings, largest first, and each opens the records it names', async () => {
+    const { chromium } = await import('playwright-core');
+    const realistic = await withUpstream({ profile: 'realistic', scale: 80, seed: 2 });
+    const out = tempDir();
+    await syncInto(realistic, out, { browser: true });
+    const quality = parseQuality(readFileSync(join(out, QUALITY_FILE)))!;
+    const largest = [...quality.findings].sort((a, b) => b.count - a.count)[0]!;
+    expect(largest.code).toBe('null');
+    const browser = await chromium.launchPersistentContext(tempDir('im-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(pathToFileURL(join(out, 'index.html')).href);
+      const total = quality.findings.reduce((n, f) => n + f.count, 0);
+      expect(await page.locator('#nav-quality').innerText()).toContain(String(total));
+      await page.locator('#nav-quality').click();
+      await page.locator('h2', { hasText: 'Data quality' }).waitFor();
+      const rows = page.locator('table.findings tr');
+      expect(await rows.count()).toBe(quality.findings.length + 1);
+      const first = rows.nth(1).locator('a');
+      expect(await first.innerText()).toBe(`${largest.resource} ${largest.field}: ${largest.code}`);
+      expect(await rows.nth(1).locator('td.count').innerText()).toMatch(new RegExp(`^${largest.count} `));
+
+      await first.click();
+      await page.locator('h2', { hasText: `${largest.field}: null` }).waitFor();
+      const records = page.locator('ul.results li a');
+      expect(await records.count()).toBe(largest.ids.length);
+      const name = await records.first().innerText();
+      await records.first().click();
+      await page.locator('h2', { hasText: name }).waitFor();
+      expect(await page.locator('h2 small').innerText()).toContain(largest.ids[0]!);
+      // The record shows the field the finding is about, as the service sent it: null.
+      expect(await page.locator('tr', { has: page.locator('th', { hasText: new RegExp(`^${largest.field}$`) }) }).innerText()).toContain('null');
       expect(errors).toEqual([]);
     } finally {
       await browser.close();
