@@ -19,9 +19,18 @@ import { preflight, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } f
 /** Groups of findings not accepted, largest first, each a warning line (accepted ones never are). */
 const WARNED_GROUPS = 5;
 
-function warnFindings(result: SyncResult, output: Output): void {
+/**
+ * Findings not accepted are warnings. When the text summary follows, it lists them and tells how
+ * to accept them, so the warning is one line; quiet and JSON runs get the groups as warnings.
+ */
+function warnFindings(result: SyncResult, output: Output, summarized: boolean): void {
   const open = result.findings.groups.filter((g) => !g.accepted);
   if (open.length === 0) return;
+  if (summarized) {
+    const count = open.reduce((n, g) => n + g.count, 0);
+    output.warn(`${count} data-quality finding${count === 1 ? '' : 's'} not accepted, in ${open.length} group${open.length === 1 ? '' : 's'}: the summary lists the largest and how to accept them; _meta/quality.json holds every one`);
+    return;
+  }
   for (const group of open.slice(0, WARNED_GROUPS)) output.warn(`finding: ${describeGroup(group)}`);
   if (open.length > WARNED_GROUPS) output.warn(`… and ${open.length - WARNED_GROUPS} more groups of findings, all in _meta/quality.json`);
   output.warn(`to accept findings (counted and published, no longer warned about): ${acceptHint(open)}`);
@@ -76,11 +85,10 @@ export const syncCommand: Command = {
       } finally {
         stopListening();
       }
-      warnFindings(result, output);
-      if (!parsed.values.quiet) {
-        if (parsed.values['log-format'] === 'json') output.event('info', 'sync finished', { result: { ...result, written: result.written.length, removed: result.removed.length } });
-        else io.stdout.write(formatSummary(result, job.source));
-      }
+      const summarized = !parsed.values.quiet && parsed.values['log-format'] !== 'json';
+      warnFindings(result, output, summarized);
+      if (summarized) io.stdout.write(formatSummary(result, job.source));
+      else if (!parsed.values.quiet) output.event('info', 'sync finished', { result: { ...result, written: result.written.length, removed: result.removed.length } });
       if (demo && !parsed.values.quiet) {
         const dir = relative(io.cwd, job.options.out) || '.';
         io.stdout.write(`look at it: inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: inventory-mirror verify --dir ${dir}\n`);

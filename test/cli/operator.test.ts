@@ -241,4 +241,21 @@ describe('the install the README describes', () => {
     expect(run.code).toBe(0);
     expect(existsSync(join(out, 'servers.json'))).toBe(true);
   }, 150_000);
+
+  it('npm start syncs the realistic demo and shows its data quality: findings by group, the shape once, one warning line', async () => {
+    const out = join(tempDir(), 'output');
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('npm', ['start', '--silent', '--', '--out', out], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^published: the simulated service → /m);
+    expect(run.stdout).toMatch(/^  findings: [1-9]\d* in \d+ groups; the largest:\n    appservers dbconn_\w+ null: /m);
+    expect(run.stdout).toMatch(/^  servers fields only in the list: .*\(the service's shape, not a finding\)$/m);
+    expect(run.stdout).toMatch(/^  to accept them: add "/m);
+    expect(run.stderr).toMatch(/^started the built-in simulated inventory service at http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(run.stderr.split('\n').filter((line) => line.startsWith('warning:'))).toEqual([expect.stringMatching(/^warning: \d+ data-quality findings not accepted, in \d+ groups: /)]);
+    expect(existsSync(join(out, '_meta/quality.json'))).toBe(true);
+  }, 90_000);
 });

@@ -101,9 +101,16 @@ describe('sync failures', () => {
       expect(await treeState(out)).toEqual(before);
       const lenient = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--allow-mass-removal'], { env });
       expect(lenient.code).toBe(0);
-      expect(lenient.stderr).toMatch(/^warning: finding: applications name null: 1 record \(100\.0%\), e\.g\. 1$/m);
-      expect(lenient.stderr).toMatch(/^warning: to accept findings .*"applications\.name:null"/m);
-      expect(lenient.stdout).toMatch(/findings: 1 in 1 group; the largest:/);
+      // The summary lists them and tells how to accept them; the warning points there in one line.
+      expect(lenient.stderr).toMatch(/^warning: 1 data-quality finding not accepted, in 1 group: the summary lists the largest/m);
+      expect(lenient.stdout).toMatch(/findings: 1 in 1 group; the largest:\n    applications name null: 1 record \(100\.0%\), e\.g\. 1\n/);
+      expect(lenient.stdout).toMatch(/to accept them: add "applications\.name:null"/);
+      // Quiet (cron mail): no summary, so the warnings name the groups and how to accept them.
+      const quiet = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--allow-mass-removal', '-q'], { env });
+      expect(quiet.code).toBe(0);
+      expect(quiet.stdout).toBe('');
+      expect(quiet.stderr).toMatch(/^warning: finding: applications name null: 1 record \(100\.0%\), e\.g\. 1$/m);
+      expect(quiet.stderr).toMatch(/^warning: to accept findings .*"applications\.name:null"/m);
     } finally {
       upstream.override('/applications.json', undefined);
       upstream.override('/applications/1.json', undefined);
