@@ -65,7 +65,7 @@ export class JournalError extends MirrorError {
 }
 
 /** A request to the service failed for good (after retries where they apply). */
-export class RequestError extends MirrorError {
+class RequestError extends MirrorError {
   readonly path: string;
   readonly status: number | undefined;
 

@@ -4,7 +4,7 @@ import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { VerifyReport } from '../verify/report.js';
 import type { ArchiveContents } from './read.js';
 
-export interface ArchiveReport extends VerifyReport {
+interface ArchiveReport extends VerifyReport {
   /** Set when the archive holds no usable `_meta/manifest.json`. */
   noManifest: boolean;
 }

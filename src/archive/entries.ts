@@ -7,7 +7,7 @@ import { Header, Pax } from 'tar';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 
 /** Every entry carries this mtime (and uid/gid 0, mode 0644), so packing twice gives the same bytes. */
-export const ENTRY_MTIME = new Date(0);
+const ENTRY_MTIME = new Date(0);
 const BLOCK = 512;
 
 /** The tar header block(s) of a regular file entry: a PAX header first when the path needs one. */

@@ -21,7 +21,7 @@ import { readSigned } from '../sign/folder.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { ARCHIVE_END, entryHeader, entryOrder, entryPadding } from './entries.js';
 
-export interface PackOptions {
+interface PackOptions {
   /** The published folder (absolute). */
   dir: string;
   /** The archive to write (absolute). */

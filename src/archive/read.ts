@@ -14,8 +14,6 @@ import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import { entryProblem, placementProblem } from './entries.js';
 import { feedTarStream } from './stream.js';
 
-export { ArchiveError };
-
 /** Limits on what is kept in memory while reading: the manifest and the signature. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 const MAX_SIGNATURE_BYTES = 64 * 1024;
@@ -32,7 +30,7 @@ export interface ArchiveContents {
  * the size the entry's header declares and, for every entry after them, the manifest and the
  * signature, which come first: so it can refuse an entry before a byte of it is written.
  */
-export type EntrySink = (path: string, size: number, heads: Pick<ArchiveContents, 'manifest' | 'signature'>) => Promise<Writable>;
+type EntrySink = (path: string, size: number, heads: Pick<ArchiveContents, 'manifest' | 'signature'>) => Promise<Writable>;
 
 /** Reads the whole archive; throws an ArchiveError at the first refused entry or format fault. */
 export async function readArchive(file: string, sink?: EntrySink): Promise<ArchiveContents> {

@@ -19,7 +19,7 @@ const BLOCK = 512;
  * tar writers pad the archive to a whole record (10240 bytes by default) after the end marker;
  * one whole record of zeros past the marker covers that with room to spare.
  */
-export const MAX_PADDING = 10240;
+const MAX_PADDING = 10240;
 
 const ZERO_BLOCK = Buffer.alloc(BLOCK);
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);

@@ -26,7 +26,7 @@ import { compareArchive } from './check.js';
 import { problemLines } from '../verify/report.js';
 import { readArchive, type ArchiveContents } from './read.js';
 
-export interface UnpackOptions {
+interface UnpackOptions {
   /** The archive (absolute). */
   file: string;
   /** The folder to restore into (absolute). */

@@ -15,9 +15,9 @@ import { forEachItem } from '../sync/envelope.js';
 import { APP_CSS, APP_JS, INDEX_HTML } from './assets.js';
 import { addItem, bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, lastChange, type PageList } from './data.js';
 
-export const BROWSER_INDEX_FILE = 'index.html';
+const BROWSER_INDEX_FILE = 'index.html';
 
-export interface BrowserInput {
+interface BrowserInput {
   writer: SnapshotWriter;
   /** The record files added, removed and changed since the previous snapshot. */
   paths: PathChanges;

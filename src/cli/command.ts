@@ -76,7 +76,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known option closest to `given` (a mistyped `--base-ur`), if any is close. */
-export function closestOption(given: string, known: readonly string[]): string | undefined {
+function closestOption(given: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of known) {

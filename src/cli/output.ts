@@ -12,7 +12,7 @@ import { scrub } from '../util/secrets.js';
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 export type LogFormat = 'text' | 'json';
 
-export interface OutputOptions {
+interface OutputOptions {
   stream: Writable;
   /** Whether `stream` is a terminal: the progress line is drawn, and retries get a line each. */
   isTTY: boolean;

@@ -43,7 +43,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** A sync as the command line, the environment and the config describe it. */
-export interface SyncJob {
+interface SyncJob {
   /** What the domain's sync gets (everything but the run's log, progress and signal). */
   options: Omit<SyncOptions, 'log' | 'progress' | 'signal' | 'held'>;
   git: Config['git'];

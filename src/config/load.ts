@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { configSchema, type Config } from './schema.js';
 
-export const DEFAULT_CONFIG_PATH = 'config/mirror.json';
+const DEFAULT_CONFIG_PATH = 'config/mirror.json';
 
 /** Drops `$comment` keys at any depth, so the example file can explain itself. */
 function stripComments(value: unknown): unknown {
@@ -27,7 +27,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** JSON.parse's message with its character position told as line and column, as editors count them. */
-export function jsonErrorAt(text: string, message: string): string {
+function jsonErrorAt(text: string, message: string): string {
   const match = / in JSON at position (\d+)/.exec(message);
   if (!match) return message;
   const position = Math.min(Number(match[1]), text.length);

@@ -40,29 +40,29 @@ export const filtersSchema = z.strictObject({
     .prefault({}),
 });
 
-export const gitSchema = z.strictObject({
+const gitSchema = z.strictObject({
   commit: z.boolean().default(false),
   author: z.string().regex(/^[^<>\n]+ <[^<>\n]+>$/, 'expected "Name <email>"').optional(),
   messagePrefix: z.string().min(1).default('inventory:'),
 });
 
-export const changesSchema = z.strictObject({
+const changesSchema = z.strictObject({
   keep: z.int().min(1).max(10_000).default(50),
 });
 
-export const scheduleSchema = z.strictObject({
+const scheduleSchema = z.strictObject({
   cron: z.string().min(1).default('0 2 * * *'),
   timezone: z.string().min(1).optional(),
   runAtStart: z.boolean().default(false),
 });
 
-export const notifySchema = z.strictObject({
+const notifySchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
   onChange: z.boolean().default(false),
   timeoutMs: z.int().min(100).default(10_000),
 });
 
-export const serveSchema = z.strictObject({
+const serveSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.int().min(0).max(65_535).default(8080),
   caseSensitive: z.boolean().default(false),
@@ -91,6 +91,4 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type SyncSettings = Config['sync'];
 export type FilterSettings = Config['filters'];
-export type ServeSettings = Config['serve'];
-export type GitSettings = Config['git'];
 export type NotifySettings = Config['notify'];

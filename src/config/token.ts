@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 
-export interface TokenSource {
+interface TokenSource {
   flagFile?: string | undefined;
   configFile?: string | undefined;
   env: NodeJS.ProcessEnv;
@@ -17,13 +17,13 @@ export interface TokenSource {
   envFileVar?: string;
 }
 
-export interface ResolvedToken {
+interface ResolvedToken {
   token: string;
   warnings: string[];
 }
 
 /** Reads a token file: trims the final newline, refuses an empty file, warns when others can read it. */
-export function readTokenFile(file: string, cwd: string): ResolvedToken {
+function readTokenFile(file: string, cwd: string): ResolvedToken {
   const path = resolve(cwd, file);
   const warnings: string[] = [];
   let text: string;

@@ -43,14 +43,14 @@ export type ChangeSet = Record<ResourceName, ResourceChanges>;
 /** Record files that differ between two snapshots, per resource, as relative paths. */
 export type PathChanges = Record<ResourceName, { added: string[]; removed: string[]; changed: string[] }>;
 
-export interface ChangeCounts {
+interface ChangeCounts {
   added: number;
   removed: number;
   changed: number;
 }
 
 /** The resource of a single-record file (`<resource>/<name>.json`), else undefined. */
-export function recordFileResource(path: string): ResourceName | undefined {
+function recordFileResource(path: string): ResourceName | undefined {
   return parseRecordFile(path)?.resource;
 }
 

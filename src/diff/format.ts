@@ -16,14 +16,14 @@ export function formatChangeLine(changes: ChangeSet): string {
 }
 
 /** A JSON value on one line, cut to a readable length. */
-export function shortValue(value: unknown, max = MAX_VALUE_CHARS): string {
+function shortValue(value: unknown, max = MAX_VALUE_CHARS): string {
   if (value === undefined) return '(absent)';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** `path: old → new`, values shortened. */
-export function formatFieldChange(change: FieldChange): string {
+function formatFieldChange(change: FieldChange): string {
   return `${change.path}: ${shortValue(change.old)} → ${shortValue(change.new)}`;
 }
 

@@ -9,9 +9,9 @@ import { encodeJson } from '../json/encode.js';
 import { countChanges, hasChanges, type ChangeSet } from './engine.js';
 
 /** Ids listed per resource and kind in one entry; the counts say how many there were in all. */
-export const MAX_IDS = 500;
+const MAX_IDS = 500;
 /** Field paths listed per changed record. */
-export const MAX_FIELD_PATHS = 20;
+const MAX_FIELD_PATHS = 20;
 
 const countsSchema = z.object({ added: z.int(), removed: z.int(), changed: z.int() });
 
@@ -27,13 +27,13 @@ const entrySchema = z.union([
   }),
 ]);
 
-export const historySchema = z.object({ changes: z.array(entrySchema) });
+const historySchema = z.object({ changes: z.array(entrySchema) });
 
-export type History = z.infer<typeof historySchema>;
-export type HistoryEntry = z.infer<typeof entrySchema>;
+type History = z.infer<typeof historySchema>;
+type HistoryEntry = z.infer<typeof entrySchema>;
 
 /** Parses the file's bytes; undefined when missing or not ours (it is then started afresh). */
-export function parseHistory(bytes: Buffer | undefined): History | undefined {
+function parseHistory(bytes: Buffer | undefined): History | undefined {
   if (!bytes) return undefined;
   try {
     const result = historySchema.safeParse(JSON.parse(bytes.toString('utf8')));
@@ -73,7 +73,7 @@ export function addEntry(history: History | undefined, entry: HistoryEntry, keep
   return { changes: [entry, ...(history?.changes ?? [])].slice(0, keep) };
 }
 
-export interface HistoryInput {
+interface HistoryInput {
   /** Whether the folder held a snapshot before this sync. */
   hadSnapshot: boolean;
   changes: ChangeSet;

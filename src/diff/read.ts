@@ -23,7 +23,7 @@ const READS_IN_FLIGHT = 32;
 /** Records whose added or removed file is read for its name (beyond them, the id from the file name). */
 const NAMED_PER_KIND = 5000;
 
-export interface ChangeSetOptions {
+interface ChangeSetOptions {
   /** A first snapshot: added records are named by their file names, nothing is read. */
   initial?: boolean;
 }

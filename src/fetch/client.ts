@@ -26,7 +26,7 @@ import {
 import { nestsDeeper, ScanError, TooDeepError } from '../json/scan.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
-export interface ClientOptions {
+interface ClientOptions {
   baseUrl: string;
   token: string;
   /** Requests in flight at most (the adaptive cap never goes above it). */
@@ -60,9 +60,9 @@ export interface RequestValidators {
 export type Fetched<T> = { status: 200; value: T; validators: RequestValidators } | { status: 304 } | { status: 404 };
 
 /** Reads one attempt's body. Throw BodyFault (or a ScanError, SyntaxError) to have the request retried. */
-export type BodyReader<T> = (body: AsyncIterable<Buffer>) => Promise<T>;
+type BodyReader<T> = (body: AsyncIterable<Buffer>) => Promise<T>;
 
-export interface ClientStats {
+interface ClientStats {
   requests: number;
   retries: number;
   bytes: number;

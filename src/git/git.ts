@@ -9,7 +9,7 @@ import { ConfigError, GitError } from '../errors.js';
 import { childEnv } from '../util/secrets.js';
 
 /** Who commits when neither git.author nor the repository's own identity says. */
-export const DEFAULT_AUTHOR = 'inventory-mirror <inventory-mirror@localhost>';
+const DEFAULT_AUTHOR = 'inventory-mirror <inventory-mirror@localhost>';
 
 interface GitOutput {
   code: number;
@@ -59,13 +59,13 @@ export async function checkWorkTree(out: string): Promise<void> {
 }
 
 /** Splits "Name <email>". */
-export function parseAuthor(author: string): { name: string; email: string } {
+function parseAuthor(author: string): { name: string; email: string } {
   const match = /^([^<>\n]+?) <([^<>\n]+)>$/.exec(author);
   if (!match) throw new ConfigError(`git.author: expected "Name <email>", got ${JSON.stringify(author)}`);
   return { name: match[1]!, email: match[2]! };
 }
 
-export interface CommitOptions {
+interface CommitOptions {
   /** Absolute path of the output folder. */
   out: string;
   /** Subject and body of the commit message. */

@@ -4,7 +4,7 @@ import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
 
 /** Body lines before the rest is summed up as "… and N more". */
-export const MAX_BODY_LINES = 200;
+const MAX_BODY_LINES = 200;
 const MAX_FIELDS_SHOWN = 8;
 
 /** `inventory: servers +2 -1 ~5` and a bounded body of `+ servers 17` / `~ servers 5: memory_GB` lines. */

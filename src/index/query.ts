@@ -29,7 +29,7 @@ export interface QueryRefusal {
 }
 
 /** How to answer a query from a snapshot. */
-export interface QueryPlan {
+interface QueryPlan {
   /** The answer is the empty list, whatever else the query says. */
   empty: boolean;
   /** The records come from the `include=servers` view rather than from the list. */
@@ -40,7 +40,7 @@ export interface QueryPlan {
   substrings: { field: string; term: string }[];
 }
 
-export type PlanResult = { ok: true; plan: QueryPlan } | ({ ok: false } & QueryRefusal);
+type PlanResult = { ok: true; plan: QueryPlan } | ({ ok: false } & QueryRefusal);
 
 /** Keeps the parameters the resource knows (the service ignores the others); the last repeat wins. */
 export function normalizeListQuery(resource: ResourceName, search: URLSearchParams): ListQuery {

@@ -14,13 +14,13 @@ export interface ViewKey {
 }
 
 /** What the lists revealed: the operating-system ids, and the values of a `field` filter's field. */
-export interface Discovered {
+interface Discovered {
   osIds: readonly string[];
   fieldValues(resource: ResourceName, field: string): Iterable<string>;
 }
 
 /** The configured values of a `config` filter. */
-export function configuredValues(configured: FilterSettings, resource: ResourceName, param: string): readonly string[] {
+function configuredValues(configured: FilterSettings, resource: ResourceName, param: string): readonly string[] {
   const section = (configured as Record<string, Record<string, string[]> | undefined>)[resource];
   return section && Object.hasOwn(section, param) ? section[param]! : [];
 }

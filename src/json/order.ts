@@ -7,7 +7,7 @@
 const INDEX = /^(?:0|[1-9]\d{0,9})$/;
 
 /** Whether JavaScript treats `key` as an array index (and so orders it first). */
-export function isIndexKey(key: string): boolean {
+function isIndexKey(key: string): boolean {
   return INDEX.test(key) && Number(key) < 2 ** 32 - 1;
 }
 

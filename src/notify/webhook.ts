@@ -17,7 +17,7 @@ export interface WebhookPayload {
 }
 
 /** The webhook URL as it may appear in logs. */
-export function safeUrl(url: string): string {
+function safeUrl(url: string): string {
   const parsed = new URL(url);
   parsed.username = '';
   parsed.password = '';

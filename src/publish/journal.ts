@@ -33,7 +33,7 @@ const JOURNAL = 'journal.json';
 const STAGING = 'staging';
 const IO_CONCURRENCY = 32;
 
-export type JournalPut = Journal['puts'][number];
+type JournalPut = Journal['puts'][number];
 
 export const stagingDir = (dir: string): string => join(dir, WORK_DIR, STAGING);
 export const journalPath = (dir: string): string => join(dir, WORK_DIR, JOURNAL);

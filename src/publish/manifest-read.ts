@@ -52,7 +52,7 @@ function hasByte(buf: Buffer, byte: number, from: number, to: number): boolean {
 const MORE = Symbol('more');
 
 /** Where a manifest's entries go, in the manifest's order. */
-export interface ManifestSink<T> {
+interface ManifestSink<T> {
   /** Adds an entry (`sha256`: 32 bytes, valid during the call only); false when `path` is already there. */
   add(path: string, sha256: Buffer, size: number): boolean;
   /** What the entries made; undefined when a path came twice after all (a sink may check only at the end). */

@@ -13,7 +13,7 @@ import { FileTable } from './table.js';
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export const manifestEntrySchema = z.strictObject({ sha256: z.string().regex(HEX64), size: z.int().min(0) });
-export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+type ManifestEntry = z.infer<typeof manifestEntrySchema>;
 
 /** `manifestEntrySchema` as a predicate, for the hundreds of thousands of entries of a manifest. */
 export function isManifestEntry(value: unknown): value is ManifestEntry {

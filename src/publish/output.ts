@@ -29,7 +29,7 @@ function unusable(error: unknown): OutputError {
 }
 
 /** Makes `out` exist as a writable folder; returns the first folder this call created (undefined: it existed). */
-export async function prepareOutput(out: string): Promise<string | undefined> {
+async function prepareOutput(out: string): Promise<string | undefined> {
   const info = await lstat(out).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw unusable(error);
@@ -89,7 +89,7 @@ export async function checkForeignFiles(out: string): Promise<void> {
  * run made go once `release` has dropped the lock, and only if they are then empty, so another
  * process that got there in between keeps what it made.
  */
-export async function removeCreated(out: string, created: string, release: () => Promise<void>): Promise<void> {
+async function removeCreated(out: string, created: string, release: () => Promise<void>): Promise<void> {
   for (const name of await readdir(out).catch(() => [] as string[])) if (name !== WORK_DIR) await rm(join(out, name), { recursive: true, force: true });
   await release();
   for (let dir = out; ; dir = dirname(dir)) {

@@ -31,9 +31,9 @@ export interface PublishResult {
 }
 
 /** Files written next to the manifest: bound to it (they name its sha256), outside it. */
-export type MetaFiles = (manifestSha256: string, order: readonly number[]) => Map<string, Iterable<string> | Buffer>;
+type MetaFiles = (manifestSha256: string, order: readonly number[]) => Map<string, Iterable<string> | Buffer>;
 
-export interface CommitOptions {
+interface CommitOptions {
   /** Signs the manifest's bytes; the signature is published with it, in the same journal. */
   sign?: ((manifest: Buffer) => Buffer) | undefined;
   /** Run metadata placed in the same journal (or written at once when nothing else changes). */
@@ -87,7 +87,7 @@ function filesInFolders(dir: string, paths: Iterable<string>): HashSet {
   return listed.build();
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /**
    * The folder was last synced in this boot (see state/boot.ts), so power loss cannot have cut its
    * files short since: a kept file is checked by its folder's listing, not by its size.

@@ -13,7 +13,7 @@ const REFERENCE_FIELDS: Partial<Record<ResourceName, string[]>> = { appservers: 
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\[\])?(\.[^.[\]\s]+(\[\])?)*$/;
 
 /** The fields the spec lists for a resource (list items and single view together). */
-export function specFields(resource: ResourceName): string[] {
+function specFields(resource: ResourceName): string[] {
   const shape = (schema: z.ZodType): string[] => Object.keys((schema as unknown as z.ZodObject).shape ?? {});
   return [...new Set([...shape(SCHEMAS[resource].list), ...shape(SCHEMAS[resource].single)])];
 }
@@ -71,7 +71,7 @@ export function hasRules(rules: ResourcePolicy | undefined): rules is ResourcePo
 }
 
 /** The policy as recorded in the snapshot: resources in spec order, paths sorted, empty lists left out. */
-export function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePolicy>> {
+function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePolicy>> {
   const out: Record<string, Partial<ResourcePolicy>> = {};
   for (const resource of RESOURCE_NAMES) {
     const rules = policy[resource];

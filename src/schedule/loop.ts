@@ -6,7 +6,7 @@
 import { createTask, type Logger } from 'node-cron';
 import { runRecord, type RunRecord, type SyncResult } from '../sync/result.js';
 
-export interface ScheduleOptions {
+interface ScheduleOptions {
   cron: string;
   timezone?: string | undefined;
   /** Run once right away instead of waiting for the first tick. */
@@ -22,7 +22,7 @@ export interface ScheduleOptions {
 }
 
 /** Counts of what the loop did, for the caller's last note and for tests. */
-export interface ScheduleStats {
+interface ScheduleStats {
   runs: number;
   failed: number;
   skipped: number;

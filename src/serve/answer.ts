@@ -21,7 +21,7 @@ import type { HeldList, Snapshot } from './snapshot.js';
 export type Body = { etag: string; type: string; bytes: Buffer } | { etag: string; type: string; size: number; chunks: () => AsyncIterable<Buffer>; close: () => void };
 
 /** Answers up to this size are put together in memory (and may be cached); larger ones are streamed. */
-export const ANSWER_IN_MEMORY_BYTES = 8 * 1024 * 1024;
+const ANSWER_IN_MEMORY_BYTES = 8 * 1024 * 1024;
 /** Items closer than this in the file are read in one go, the bytes between them skipped. */
 const MERGE_GAP_BYTES = 16 * 1024;
 /** At most this much is read at once for an answer. */
@@ -41,7 +41,7 @@ export interface BodySources {
 export const quoted = (sha256: string): string => `"${sha256}"`;
 
 /** What the snapshot says of a file it answers with (Snapshot.file). */
-export type SnapshotFile = NonNullable<ReturnType<Snapshot['file']>>;
+type SnapshotFile = NonNullable<ReturnType<Snapshot['file']>>;
 
 /** The body of a file when the cache holds it: no disk read at all. */
 export function cachedFileBody(path: string, file: SnapshotFile, sources: BodySources): Body | undefined {
@@ -87,7 +87,7 @@ export async function fileBody(snapshot: Snapshot, path: string, file: SnapshotF
 }
 
 /** A query answer whose items are chosen, not yet read. */
-export interface PreparedAnswer {
+interface PreparedAnswer {
   etag: string;
   resource: ResourceName;
   list: HeldList;

@@ -126,7 +126,7 @@ export class HeldFile {
 }
 
 /** A published file read for an answer: whole, or held open to be streamed (close it when done). */
-export type FileRead = { bytes: Buffer } | { fd: number; size: number };
+type FileRead = { bytes: Buffer } | { fd: number; size: number };
 
 /**
  * sha256 of large files by (path, inode, mtime, size): a 150 MB file is hashed once, not per

@@ -31,7 +31,7 @@ type Coding = 'br' | 'gzip';
 type ErrorAnswer = { status: number; error: string; parameter?: string | undefined };
 
 /** What every request is answered with. */
-export interface HandlerOptions {
+interface HandlerOptions {
   watch: Pick<SnapshotWatch, 'current' | 'newer'>;
   token: string | undefined;
   /** How long a request waits for a new snapshot when a file does not match its own. */
@@ -42,7 +42,7 @@ export interface HandlerOptions {
 }
 
 /** The preferred coding the client accepts (brotli, then gzip), or undefined. */
-export function pickCoding(header: string | undefined): Coding | undefined {
+function pickCoding(header: string | undefined): Coding | undefined {
   if (!header) return undefined;
   const accepted = new Map<string, number>();
   for (const part of header.split(',')) {

@@ -33,7 +33,7 @@ const SEPARATOR = '\u0000';
  * Strings joined as they come, a batch at a time: the many small strings die young and only the
  * batches live until the end, so building a 200 000-value text leaves little garbage behind.
  */
-export class TextBuilder {
+class TextBuilder {
   #batch: string[] = [];
   readonly #parts: string[] = [];
   #length = 0;

@@ -16,7 +16,7 @@ import { encodeSegment, FILTER_INDEX_FILE, MANIFEST_FILE } from '../publish/path
 import { isResourceName, RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
 
 /** A request (raw path and query) whose file name cannot be derived from it by nginx. */
-export interface NginxSpecial {
+interface NginxSpecial {
   /** The request target as clients send it: `encodeURIComponent` of the id or value. */
   target: string;
   /** The file, relative to the folder. */
@@ -24,7 +24,7 @@ export interface NginxSpecial {
 }
 
 /** What the configuration is made from. */
-export interface NginxSite {
+interface NginxSite {
   /** Absolute path of the published folder. */
   root: string;
   /** What nginx listens on: a port, `address:port` or `[IPv6]:port` (see parseListen). */

@@ -10,13 +10,13 @@ import { filterFile, listFile, MANIFEST_FILE, recordFile } from '../publish/path
 import { isResourceName, type ResourceName } from '../spec/resources.js';
 
 /** What answers a request: a published file, a list query to evaluate, or an error. */
-export type Route =
+type Route =
   | { kind: 'file'; path: string }
   | { kind: 'query'; resource: ResourceName; query: ListQuery }
   | { kind: 'error'; status: number; error: string; parameter?: string };
 
 /** Longer request targets are refused before any parsing. */
-export const MAX_TARGET_BYTES = 8 * 1024;
+const MAX_TARGET_BYTES = 8 * 1024;
 
 const LIST_PATH = /^\/([a-z_]+)\.json$/;
 // An encoded id holds no raw '/', so '/servers/a%2Fb.json' is id "a/b".
@@ -46,7 +46,7 @@ function decode(text: string): string | undefined {
 }
 
 /** Whether the snapshot can answer with the file at `path`. */
-export type HasFile = (path: string) => boolean;
+type HasFile = (path: string) => boolean;
 
 function listRoute(has: HasFile, resource: ResourceName, queryText: string): Route {
   const query = normalizeListQuery(resource, new URLSearchParams(queryText));

@@ -21,7 +21,7 @@ export interface SnapshotWatch {
   stop(): void;
 }
 
-export interface WatchOptions {
+interface WatchOptions {
   pollMs: number;
   caseSensitive: boolean;
   onSwitch?: (snapshot: Snapshot) => void;

@@ -13,7 +13,7 @@ export interface LoadedKey {
 }
 
 /** The short id of a public (or private) key: sha256 of the SPKI DER, 16 hex digits. */
-export function keyIdOf(key: KeyObject): string {
+function keyIdOf(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
   return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
 }

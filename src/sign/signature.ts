@@ -10,7 +10,7 @@ import { sha256 } from '../publish/manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
 import type { LoadedKey } from './keys.js';
 
-export const signatureSchema = z.strictObject({
+const signatureSchema = z.strictObject({
   format: z.literal(1),
   algorithm: z.literal('ed25519'),
   keyId: z.string().regex(/^[0-9a-f]{16}$/),
@@ -18,7 +18,7 @@ export const signatureSchema = z.strictObject({
   signature: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/),
 });
 
-export type Signature = z.infer<typeof signatureSchema>;
+type Signature = z.infer<typeof signatureSchema>;
 
 /** The signature file's bytes for these manifest bytes. */
 export function signManifest(manifestBytes: Buffer, privateKey: LoadedKey): Buffer {
@@ -33,7 +33,7 @@ export function signManifest(manifestBytes: Buffer, privateKey: LoadedKey): Buff
 }
 
 /** Parses signature file bytes; undefined when they are not a signature of ours. */
-export function parseSignature(bytes: Buffer): Signature | undefined {
+function parseSignature(bytes: Buffer): Signature | undefined {
   return decodeJsonAs(bytes, signatureSchema);
 }
 

@@ -14,7 +14,7 @@ export type ResourceName = (typeof RESOURCE_NAMES)[number];
  * - `field`: the distinct values of `field` in the list, all fetched.
  * - `config`: values cannot be discovered from the data; the user lists them in the config.
  */
-export type FilterValues =
+type FilterValues =
   | { kind: 'substring'; field: string }
   | { kind: 'os-ids' }
   | { kind: 'fixed'; values: readonly string[] }
@@ -26,7 +26,7 @@ export interface FilterSpec {
   readonly values: FilterValues;
 }
 
-export interface ResourceSpec {
+interface ResourceSpec {
   readonly name: ResourceName;
   /** Envelope key of the single-record endpoint. */
   readonly singular: string;
@@ -92,11 +92,6 @@ export const EMBEDDED: Readonly<Partial<Record<ResourceName, readonly { path: st
   servers: [{ path: 'operating_system', resource: 'operating_systems' }],
   appservers: [{ path: 'server', resource: 'servers' }],
 };
-
-/** The filters whose values the user must list in the config, per resource. */
-export const CONFIGURED_FILTERS = {
-  servers: ['by_location', 'by_maintainer', 'by_serial_number', 'by_arch', 'by_fullmodel'],
-} as const;
 
 export const listPath = (resource: ResourceName): string => `/${resource}.json`;
 export const singlePath = (resource: ResourceName, id: string): string => `/${resource}/${encodeURIComponent(id)}.json`;

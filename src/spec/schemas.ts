@@ -9,19 +9,19 @@ import type { ResourceName } from './resources.js';
 
 const ip = z.union([z.ipv4(), z.ipv6()], { error: 'expected an IP address' });
 
-export const applicationSchema = z.looseObject({
+const applicationSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   description: z.string(),
 });
 
-export const operatingSystemSchema = z.looseObject({
+const operatingSystemSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   codename: z.string(),
 });
 
-export const serverListItemSchema = z.looseObject({
+const serverListItemSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   hypervisor_name: z.string().nullable(),
@@ -32,7 +32,7 @@ export const serverListItemSchema = z.looseObject({
   extended_attributes: z.record(z.string(), z.unknown()),
 });
 
-export const serverSchema = serverListItemSchema.extend({ ip });
+const serverSchema = serverListItemSchema.extend({ ip });
 
 const instanceListItemSchema = z.looseObject({
   id: z.string(),
@@ -48,7 +48,7 @@ const instanceSchema = instanceListItemSchema.extend({
   databases: z.record(z.string(), z.int()),
 });
 
-export const databaseListItemSchema = z.looseObject({
+const databaseListItemSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   type: z.string(),
@@ -56,12 +56,12 @@ export const databaseListItemSchema = z.looseObject({
   instances: z.array(instanceListItemSchema),
 });
 
-export const databaseSchema = databaseListItemSchema.extend({
+const databaseSchema = databaseListItemSchema.extend({
   servers: z.array(z.looseObject({ id: z.string(), name: z.string() })),
   instances: z.array(instanceSchema),
 });
 
-export const appserverSchema = z.looseObject({
+const appserverSchema = z.looseObject({
   id: z.string(),
   name: z.string(),
   vip: z.string(),
@@ -81,14 +81,6 @@ export const appserverSchema = z.looseObject({
   server_id: z.string(),
   server_name: z.string(),
 });
-
-export type Application = z.infer<typeof applicationSchema>;
-export type OperatingSystem = z.infer<typeof operatingSystemSchema>;
-export type ServerListItem = z.infer<typeof serverListItemSchema>;
-export type Server = z.infer<typeof serverSchema>;
-export type DatabaseListItem = z.infer<typeof databaseListItemSchema>;
-export type Database = z.infer<typeof databaseSchema>;
-export type Appserver = z.infer<typeof appserverSchema>;
 
 /** Any record: an object with a string id and whatever else the service sent. */
 export type RawRecord = { id: string } & Record<string, unknown>;

@@ -9,7 +9,7 @@ import { DiskError, describeFsError } from '../errors.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 
 /** What a metrics file says of a run; `result` is absent for a failed run. */
-export interface RunMetrics {
+interface RunMetrics {
   at: Date;
   durationMs: number;
   status: 'published' | 'unchanged' | 'dry-run' | 'failed';
@@ -26,7 +26,7 @@ const PREFIX = 'inventory_mirror';
 const label = (value: string): string => value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 
 /** The file's text. Pure. */
-export function metricsText(metrics: RunMetrics): string {
+function metricsText(metrics: RunMetrics): string {
   const lines: string[] = [];
   const gauge = (name: string, help: string, samples: [string, number][]): void => {
     lines.push(`# HELP ${PREFIX}_${name} ${help}`, `# TYPE ${PREFIX}_${name} gauge`);
@@ -55,7 +55,7 @@ export function metricsText(metrics: RunMetrics): string {
 }
 
 /** The last success time a metrics file records, or undefined. */
-export async function lastSuccessIn(file: string): Promise<Date | undefined> {
+async function lastSuccessIn(file: string): Promise<Date | undefined> {
   const text = await readFile(file, 'utf8').catch(() => '');
   const match = new RegExp(`^${PREFIX}_last_success_timestamp_seconds (\\d+)$`, 'm').exec(text);
   return match ? new Date(Number(match[1]) * 1000) : undefined;

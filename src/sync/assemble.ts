@@ -23,7 +23,7 @@ import type { FindingGroup } from '../validate/findings.js';
 import { encodeQuality, qualityReport, type Quality, type ShapeFacts } from '../validate/quality.js';
 
 /** Refuses a snapshot in which a resource lost more than the allowed share of its records. Pure. */
-export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
+function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
   for (const resource of RESOURCE_NAMES) {
     const before = previous[resource];
     const lost = before - next[resource];
@@ -34,7 +34,7 @@ export function massRemovalProblem(previous: Record<ResourceName, number>, next:
   return undefined;
 }
 
-export interface AssembleInput {
+interface AssembleInput {
   out: string;
   writer: SnapshotWriter;
   views: readonly ViewKey[];
@@ -50,7 +50,7 @@ export interface AssembleInput {
   log: Log;
 }
 
-export interface Assembled {
+interface Assembled {
   records: Record<ResourceName, number>;
   changes: ChangeSet;
   initial: boolean;

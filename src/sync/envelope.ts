@@ -31,9 +31,9 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
  * What to do with each item: return the text to publish for it (already encoded at depth 2, see
  * EnvelopeEncoder.encoded) or the value to encode, or `skip` to leave it out.
  */
-export type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | { value: unknown } | 'skip';
+type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | { value: unknown } | 'skip';
 
-export interface StageEnvelope {
+interface StageEnvelope {
   writer: SnapshotWriter;
   /** The snapshot file written. */
   file: string;
@@ -90,7 +90,7 @@ export async function forEachItem(chunks: AsyncIterable<Buffer>, key: string, on
 }
 
 /** The id of an item as published (an object with a string id: the list checked it). */
-export function itemId(element: ScannedElement): string {
+function itemId(element: ScannedElement): string {
   return (JSON.parse(element.bytes.toString('utf8')) as { id: string }).id;
 }
 

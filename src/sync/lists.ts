@@ -42,7 +42,7 @@ export interface ListSummary {
   findings: Finding[];
 }
 
-export interface ListContext {
+interface ListContext {
   client: Client;
   writer: SnapshotWriter;
   redact: RedactPolicy | undefined;

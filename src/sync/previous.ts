@@ -15,7 +15,7 @@ import { sha256 } from '../publish/manifest.js';
 import { readHttpCache } from '../state/http-cache.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
 
-export interface PreviousSnapshot {
+interface PreviousSnapshot {
   table: FileTable;
   manifestSha256: string;
   /** Whether the table carries the validators of the responses (usable for "changed since?"). */
@@ -25,7 +25,7 @@ export interface PreviousSnapshot {
 }
 
 /** A published file's bytes when they still match the manifest, else undefined. */
-export async function intactFile(dir: string, table: FileTable, path: string): Promise<Buffer | undefined> {
+async function intactFile(dir: string, table: FileTable, path: string): Promise<Buffer | undefined> {
   const i = table.indexOf(path);
   if (i === undefined) return undefined;
   const bytes = await fs.readFile(join(dir, path)).catch(() => undefined);

@@ -25,7 +25,7 @@ import { dropItems, forEachItem, stageEnvelope } from './envelope.js';
 import type { ListSummary } from './lists.js';
 import { itemDigest, planRecord, planView } from './plan.js';
 
-export interface PullContext {
+interface PullContext {
   client: Client;
   writer: SnapshotWriter;
   redact: RedactPolicy | undefined;
@@ -39,7 +39,7 @@ export interface PullContext {
 }
 
 /** What the pull found beyond the files it staged. */
-export interface Pulled {
+interface Pulled {
   /** Records this run read and checked (their earlier findings are not carried over). */
   reread: Record<ResourceName, Set<string>>;
   /** Views kept unread (their earlier findings are carried over). */

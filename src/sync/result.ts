@@ -10,7 +10,7 @@ import { CODE_MEANINGS, preview, type FindingCode, type FindingGroup } from '../
 import { shareOf, type ShapeFacts } from '../validate/quality.js';
 
 /** Examples kept per group of findings. */
-export const EXAMPLES = 3;
+const EXAMPLES = 3;
 
 export interface GroupSummary {
   resource: ResourceName;

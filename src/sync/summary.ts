@@ -29,7 +29,7 @@ export function formatSummary(result: SyncResult, source: string): string {
 }
 
 /** The findings part of the summary: counts, the largest groups, the shape facts, how to accept. */
-export function formatFindings(result: SyncResult): string[] {
+function formatFindings(result: SyncResult): string[] {
   const { findings } = result;
   const lines: string[] = [];
   if (findings.total === 0) lines.push('  findings: none');

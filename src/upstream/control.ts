@@ -17,7 +17,7 @@ export interface ControlHooks {
   setFaults(faults: FaultOptions | undefined): void;
 }
 
-export const CONTROL_PATH = '/_control';
+const CONTROL_PATH = '/_control';
 
 /** The endpoints, as `GET /_control` and `upstream --help` list them. */
 export const CONTROL_ENDPOINTS = [

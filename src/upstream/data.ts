@@ -86,7 +86,7 @@ function idPosition(order: readonly string[], id: string): number {
 }
 
 /** Inserts an id into a sorted id list unless present; returns whether it was added. */
-export function insertId(order: string[], id: string): boolean {
+function insertId(order: string[], id: string): boolean {
   // Generation and mutation mostly add ids above all others: append without searching.
   if (order.length === 0 || compareIds(order[order.length - 1]!, id) < 0) {
     order.push(id);
@@ -107,7 +107,7 @@ export function removeId(order: string[], id: string): boolean {
 }
 
 /** Record counts for a scale: servers = scale, the rest in proportion, systems fixed. */
-export function sizesFor(scale: number): Record<ResourceName, number> {
+function sizesFor(scale: number): Record<ResourceName, number> {
   if (!Number.isInteger(scale) || scale < 1) throw new RangeError(`scale must be a positive integer, got ${scale}`);
   return {
     applications: Math.max(1, Math.round(scale / 5)),
@@ -149,7 +149,7 @@ export function generateDataset(seed: number, scale: number): Dataset {
 }
 
 /** A dataset with no records. */
-export function emptyDataset(): Dataset {
+function emptyDataset(): Dataset {
   const views = {} as Dataset['views'];
   const order = {} as Dataset['order'];
   for (const resource of RESOURCE_NAMES) {
@@ -269,7 +269,7 @@ const ATTRIBUTE_MAKERS: readonly [string, (rng: Rng) => unknown][] = [
 ];
 
 /** 2 to 5 free key/value pairs, in a fixed key order. */
-export function extendedAttributes(rng: Rng): Record<string, unknown> {
+function extendedAttributes(rng: Rng): Record<string, unknown> {
   const chosen = rng.sample(ATTRIBUTE_MAKERS, rng.int(2, 5));
   return Object.fromEntries(chosen.map(([key, make]) => [key, make(rng)]));
 }

@@ -7,14 +7,14 @@ import { RESOURCES, type ResourceName } from '../spec/resources.js';
 import type { Dataset, ServerHidden, View } from './data.js';
 
 /** A list query reduced to the parameters the resource knows, the last value of each. */
-export interface Query {
+interface Query {
   /** Canonical text of the query, equal for queries that must give the same answer. */
   key: string;
   params: ReadonlyMap<string, string>;
 }
 
 /** The outcome of a list query. */
-export type FilterResult =
+type FilterResult =
   | { ok: true; ids: string[]; includeServers: boolean }
   | { ok: false; param: string; message: string };
 
@@ -93,7 +93,7 @@ function serverPredicate(dataset: Dataset, param: string, value: string): Predic
 }
 
 /** A field's value as the list shows it; substring filters match what the client sees in the list. */
-export type ListValue = (view: View, field: string) => unknown;
+type ListValue = (view: View, field: string) => unknown;
 
 /** Evaluates a normalized query: every parameter must hold (AND); list order is kept. */
 export function evaluateQuery(dataset: Dataset, resource: ResourceName, query: Query, listValue: ListValue = (view, field) => view[field]): FilterResult {

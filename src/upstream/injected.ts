@@ -11,10 +11,10 @@ import { compareIds, type Dataset } from './data.js';
 import type { Fields, Profile } from './profile.js';
 
 /** The kinds of finding. `missing` (a documented field absent) only comes from records given to putRecord. */
-export type InjectedCode = 'null' | 'wrong_type' | 'missing' | 'view_mismatch' | 'dangling_ref' | 'server_list_mismatch';
+type InjectedCode = 'null' | 'wrong_type' | 'missing' | 'view_mismatch' | 'dangling_ref' | 'server_list_mismatch';
 
 /** One kind of deviation on one field, with the records that show it. */
-export interface InjectedFinding {
+interface InjectedFinding {
   resource: ResourceName;
   /** A top-level field name; inside it, dots and `[]` for arrays, e.g. `instances[].listen_port`. */
   field: string;
@@ -24,7 +24,7 @@ export interface InjectedFinding {
 }
 
 /** Top-level fields only one of a resource's views carries. */
-export interface ViewShape {
+interface ViewShape {
   listOnly: string[];
   singleOnly: string[];
 }
@@ -57,7 +57,7 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** A finding's field name for a path: `instances[].listen_port` for ['instances', 2, 'listen_port']. */
-export function fieldName(path: readonly PropertyKey[]): string {
+function fieldName(path: readonly PropertyKey[]): string {
   return path.map((key, i) => (typeof key === 'number' ? '[]' : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 

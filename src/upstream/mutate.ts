@@ -16,7 +16,7 @@ export interface MutationReport {
 }
 
 /** What applying a mutation does to the dataset. */
-export interface MutationPlan {
+interface MutationPlan {
   removes: { resource: ResourceName; id: string }[];
   puts: { resource: ResourceName; view: View; hidden?: ServerHidden }[];
   report: MutationReport;
@@ -28,7 +28,7 @@ const MUTABLE = ['servers', 'applications', 'databases', 'appservers'] as const 
 const emptyIds = (): Record<ResourceName, string[]> => Object.fromEntries(RESOURCE_NAMES.map((r) => [r, []])) as unknown as Record<ResourceName, string[]>;
 
 /** How many records to add, remove and change: a share of n, at least one once n ≥ 3. */
-export function mutationCount(n: number, share: number): number {
+function mutationCount(n: number, share: number): number {
   if (share <= 0) return 0;
   const count = Math.round(n * share);
   return n >= 3 ? Math.min(Math.max(1, count), Math.floor(n / 2)) : count;
@@ -44,7 +44,7 @@ function different<T>(current: unknown, make: () => T, revise: () => T): T {
 }
 
 /** A copy of the view with one field value changed, as an operator's edit would. */
-export function changeView(resource: ResourceName, view: View, rng: Rng): View {
+function changeView(resource: ResourceName, view: View, rng: Rng): View {
   const next = structuredClone(view);
   const renamed = (): string => `${String(view.name ?? view.id)} (rev.)`;
   if (resource === 'servers' && rng.chance(0.5) && typeof next.memory_GB === 'number') {

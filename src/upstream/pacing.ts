@@ -7,7 +7,7 @@
 import { createRng } from './random.js';
 
 /** How slow and how narrow the service is; both off by default. */
-export interface PacingOptions {
+interface PacingOptions {
   /** Mean service time per request in milliseconds (default 0). */
   latencyMs?: number;
   /** Requests served at once (default unlimited). */

@@ -17,7 +17,7 @@ export interface Body {
 }
 
 /** Wraps an encoded JSON text as a body with a Rails-style weak ETag. */
-export function toBody(data: Buffer): Body {
+function toBody(data: Buffer): Body {
   return { data, etag: `W/"${createHash('md5').update(data).digest('hex')}"` };
 }
 
@@ -25,7 +25,7 @@ export function toBody(data: Buffer): Body {
  * Fields the spec does not list, as a real service grows them. They derive from the record's
  * content, so they stay byte-stable and change exactly when the record does.
  */
-export function extraFields(resource: ResourceName, view: View): Fields {
+function extraFields(resource: ResourceName, view: View): Fields {
   const hash = hashString(`${resource}\u0000${JSON.stringify(view)}`);
   const updatedAt = new Date(Date.UTC(2026, 0, 1) + (hash % (365 * 86_400)) * 1000).toISOString();
   return {

@@ -21,7 +21,7 @@ export interface ForcedResponse {
 }
 
 /** What the request handler reads; faults and overrides change while the server runs. */
-export interface HandlerState {
+interface HandlerState {
   store: Store;
   token: string;
   faults: () => FaultPlan;

@@ -18,7 +18,7 @@ import { listBody, Renderer, type Body } from './render.js';
 export type HiddenAttributes = Partial<ServerHidden> & Partial<SystemHidden>;
 
 /** A list answer: a body, or the parameter whose value was malformed. */
-export type ListAnswer = Body | { error: string };
+type ListAnswer = Body | { error: string };
 
 /** Filtered lists are kept up to this many bytes, least recently used dropped first. */
 const FILTER_CACHE_BYTES = 128 * 1024 * 1024;

@@ -110,7 +110,7 @@ export const APP_OWNERS = ['Équipe Réseau', 'Plattform-Team', 'インフラ', 
 export const APP_WORDS = ['billing', 'payroll', 'crm', 'portail', 'lager', 'intranet', 'export', 'donnees', 'ticket', 'reporting', 'Kasse', 'achats'] as const;
 
 export const DB_KINDS = ['pgsql', 'mysql'] as const;
-export type DbKind = (typeof DB_KINDS)[number];
+type DbKind = (typeof DB_KINDS)[number];
 
 export const DB_VERSIONS: Readonly<Record<DbKind, readonly string[]>> = {
   pgsql: ['12.18', '13.14', '15.6', '16.2'],
@@ -140,5 +140,3 @@ export const MAINTAINERS = [
   'Kenji Watanabe', 'Inès Moreau', 'Lukas Becker', 'Chloé Girard', 'Marta Kowalska', 'Hugo Lambert', 'Emma Wagner', 'Noé Bonnet',
   'Yuki Sato', 'Zoé Mercier', 'Felix Hoffmann', 'Jeanne Roux', 'Ola Nordmann', 'Ana Souza', 'Björn Lindqvist', 'Élodie Faure', 'Tomás Álvarez',
 ] as const;
-
-export const INTERFACE_NAMES = ['eth0', 'eth1', 'ens192', 'bond0', 'mgmt0'] as const;

@@ -107,7 +107,7 @@ export class FindingSet {
 }
 
 /** Resource in the API document's order, then field, then code. */
-export function compareGroups(a: Pick<FindingGroup, 'resource' | 'field' | 'code'>, b: Pick<FindingGroup, 'resource' | 'field' | 'code'>): number {
+function compareGroups(a: Pick<FindingGroup, 'resource' | 'field' | 'code'>, b: Pick<FindingGroup, 'resource' | 'field' | 'code'>): number {
   return RESOURCE_NAMES.indexOf(a.resource) - RESOURCE_NAMES.indexOf(b.resource) || compareCodeUnits(a.field, b.field) || compareCodeUnits(a.code, b.code);
 }
 
@@ -120,10 +120,4 @@ export function preview(value: unknown, max = 60): string {
     text = Array.isArray(value) ? '[…]' : typeof value === 'object' ? '{…}' : String(value);
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** What one finding says, e.g. `servers/12 memory_GB: wrong_type "16"`. */
-export function formatFinding(finding: Finding): string {
-  const where = `${finding.resource}/${finding.id}${finding.field ? ` ${finding.field}` : ''}`;
-  return `${where}: ${finding.code}${finding.value === undefined ? '' : ` ${preview(finding.value)}`}`;
 }

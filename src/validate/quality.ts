@@ -23,7 +23,7 @@ const groupSchema = z.strictObject({
 
 const shapeSchema = z.strictObject({ listOnly: z.array(z.string()), singleOnly: z.array(z.string()) });
 
-export const qualitySchema = z.strictObject({
+const qualitySchema = z.strictObject({
   format: z.literal(1),
   records: z.record(z.string(), z.int()),
   shape: z.record(z.string(), shapeSchema),

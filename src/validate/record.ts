@@ -18,14 +18,14 @@ export interface Shape {
   singleOnly: Set<string>;
 }
 
-export function emptyShape(): Shape {
+function emptyShape(): Shape {
   return { listOnly: new Set(), singleOnly: new Set() };
 }
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 /** `instances[2].listen_port` → `instances[].listen_port`. */
-export function normalizePath(path: readonly PropertyKey[]): string {
+function normalizePath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) out = typeof part === 'number' ? `${out}[]` : join(out, String(part));
   return out;
@@ -71,7 +71,7 @@ function issueCode(issue: z.core.$ZodIssue, value: unknown): Finding['code'] {
   return 'wrong_type';
 }
 
-export interface RecordCheckOptions {
+interface RecordCheckOptions {
   /** Whether a field path is covered by the redaction policy: its values are withheld, and its absence is the policy's doing. */
   redacted?: (field: string) => boolean;
 }
