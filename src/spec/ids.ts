@@ -4,11 +4,21 @@
  * so `9` comes before `10` and every id has one place.
  */
 
-const NUMERIC_ID = /^(0|[1-9]\d*)$/;
+/** Whether an id is a canonical decimal number; a character loop, as list ordering runs this millions of times at scale. */
+export function isNumericId(id: string): boolean {
+  const first = id.charCodeAt(0);
+  if (id.length === 0 || first < 48 || first > 57 || (first === 48 && id.length > 1)) return false;
+  for (let i = 1; i < id.length; i++) {
+    const code = id.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
 
+/** Sorts ids into that order (a comparator for `Array.prototype.sort`). */
 export function compareIds(a: string, b: string): number {
-  const an = NUMERIC_ID.test(a);
-  const bn = NUMERIC_ID.test(b);
+  const an = isNumericId(a);
+  const bn = isNumericId(b);
   if (an && bn) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   if (an !== bn) return an ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;

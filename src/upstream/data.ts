@@ -3,6 +3,7 @@
  * hidden attributes the real service filters on but never renders. Generation is a pure
  * function of (seed, scale).
  */
+import { compareIds, isNumericId } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { createRng, hashString, type Rng } from './random.js';
 import * as W from './vocab.js';
@@ -51,26 +52,6 @@ export interface MakeContext {
   hosts: readonly Host[];
   /** Next free database-instance id; instance ids are unique across all databases. */
   nextInstanceId: number;
-}
-
-/** Whether an id is a canonical decimal number; a character loop, as list ordering runs this millions of times at scale. */
-function isNumericId(id: string): boolean {
-  const first = id.charCodeAt(0);
-  if (id.length === 0 || first < 48 || first > 57 || (first === 48 && id.length > 1)) return false;
-  for (let i = 1; i < id.length; i++) {
-    const code = id.charCodeAt(i);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
-
-/** List order: numeric ids by value, then every other id by UTF-16 code units. */
-export function compareIds(a: string, b: string): number {
-  const an = isNumericId(a);
-  const bn = isNumericId(b);
-  if (an && bn) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  if (an !== bn) return an ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Where an id is, or would go, in a sorted id list. */

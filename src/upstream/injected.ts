@@ -5,9 +5,10 @@
  * was drawn, so it stays right after mutations and putRecord.
  */
 import { z } from 'zod';
+import { compareIds } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { SCHEMAS } from '../spec/schemas.js';
-import { compareIds, type Dataset } from './data.js';
+import type { Dataset } from './data.js';
 import type { Fields, Profile } from './profile.js';
 
 /** The kinds of finding. `missing` (a documented field absent) only comes from records given to putRecord. */

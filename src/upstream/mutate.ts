@@ -3,8 +3,9 @@
  * remove, which views to put, and the report of what that does. The operating-system tree is
  * left alone so that by_system answers stay comparable between runs.
  */
+import { compareIds } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { compareIds, hostOf, makeAppserver, makeApplication, makeDatabase, makeServer, systemsOf, type Dataset, type Host, type MakeContext, type ServerHidden, type View } from './data.js';
+import { hostOf, makeAppserver, makeApplication, makeDatabase, makeServer, systemsOf, type Dataset, type Host, type MakeContext, type ServerHidden, type View } from './data.js';
 import { createRng, type Rng } from './random.js';
 import * as W from './vocab.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { compareIds } from '../../src/spec/ids.js';
 import { RESOURCE_NAMES, RESOURCES, singlePath } from '../../src/spec/resources.js';
 import { SCHEMAS } from '../../src/spec/schemas.js';
-import { compareIds, generateDataset } from '../../src/upstream/data.js';
+import { generateDataset } from '../../src/upstream/data.js';
 import { getJson, useUpstream } from './helpers.js';
 
 const upstream = useUpstream({ seed: 7, scale: 50 });

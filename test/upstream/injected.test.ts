@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { compareIds } from '../../src/spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../src/spec/resources.js';
-import { compareIds } from '../../src/upstream/data.js';
 import { startUpstream, type InjectedReport, type Upstream } from '../../src/upstream/index.js';
 import { TOKEN } from './helpers.js';
 import { pullAll, type Item, type Pull } from './pull.js';
