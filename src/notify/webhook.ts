@@ -1,9 +1,10 @@
 /**
  * The alerting webhook: one JSON POST per event. A failure to deliver is reported to the caller
  * as a message to log, never thrown: alerting must not stop the mirror. The payload never holds
- * the API token, and messages name the webhook without its credentials or query.
+ * the API token, and messages name the webhook without its credentials, query or fragment.
  */
 import { Agent, request } from 'undici';
+import { safeUrl } from '../util/secrets.js';
 
 /** What the webhook receives. */
 export interface WebhookPayload {
@@ -14,15 +15,6 @@ export interface WebhookPayload {
   error?: string;
   changes?: Record<string, { added: number; removed: number; changed: number }>;
   summary?: string;
-}
-
-/** The webhook URL as it may appear in logs. */
-function safeUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  parsed.search = '';
-  return parsed.toString();
 }
 
 /** POSTs `payload` as JSON; resolves to undefined when delivered (2xx), else to a one-line reason. */

@@ -9,16 +9,11 @@ import { join } from 'node:path';
 import fs from 'fs-extra';
 import { decodeJson, encodeJson } from '../json/encode.js';
 import { LAST_SYNC_FILE } from '../publish/paths.js';
-import { scrubValue } from '../util/secrets.js';
+import { safeUrl, scrubValue } from '../util/secrets.js';
 
-/** The base URL as it may be recorded: no credentials, no query. */
+/** The base URL as it is recorded: safe to show, without a trailing slash. */
 export function displayUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  url.hash = '';
-  return url.toString().replace(/\/$/, '');
+  return safeUrl(baseUrl).replace(/\/$/, '');
 }
 
 /** The file's bytes for a finished sync's record (any JSON object; secrets scrubbed). */

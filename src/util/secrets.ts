@@ -25,6 +25,16 @@ export function scrub(text: string): string {
   return out;
 }
 
+/** A URL as it may appear in messages and files: without credentials, query or fragment, where secrets travel. */
+export function safeUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.toString();
+}
+
 /** A copy of `value` (plain JSON data) with every string scrubbed. */
 export function scrubValue<T>(value: T): T {
   if (secrets.size === 0) return value;
