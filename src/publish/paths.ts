@@ -50,10 +50,17 @@ export function parseRecordFile(path: string): { resource: ResourceName; name: s
   return match && isResourceName(match[1]!) ? { resource: match[1], name: match[2]! } : undefined;
 }
 
+/** The folder, inside a resource's, of its filtered lists (`servers/_filter/by_arch/x86_64.json`). */
+export const FILTER_DIR = '_filter';
+
 export const listFile = (resource: ResourceName): string => `${resource}.json`;
-export const recordFile = (resource: ResourceName, id: string): string => `${resource}/${encodeSegment(id)}.json`;
+/** A record's file from its name (an id already in file-name form, or an nginx variable). */
+export const namedRecordFile = (resource: string, name: string): string => `${resource}/${name}.json`;
+/** A filtered list's file from its parameter and value already in file-name form (or nginx variables). */
+export const namedFilterFile = (resource: string, param: string, value: string): string => `${resource}/${FILTER_DIR}/${param}/${value}.json`;
+export const recordFile = (resource: ResourceName, id: string): string => namedRecordFile(resource, encodeSegment(id));
 export const filterFile = (resource: ResourceName, param: string, value: string): string =>
-  `${resource}/_filter/${encodeSegment(param)}/${encodeSegment(value)}.json`;
+  namedFilterFile(resource, encodeSegment(param), encodeSegment(value));
 
 export const META_DIR = '_meta';
 export const MANIFEST_FILE = `${META_DIR}/manifest.json`;

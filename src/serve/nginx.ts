@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NotSnapshotError, UsageError } from '../errors.js';
 import { parseManifest } from '../publish/manifest.js';
-import { encodeSegment, FILTER_INDEX_FILE, MANIFEST_FILE } from '../publish/paths.js';
-import { isResourceName, RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
+import { decodeSegment, encodeSegment, FILTER_DIR, FILTER_INDEX_FILE, listFile, MANIFEST_FILE, namedFilterFile, namedRecordFile, parseRecordFile } from '../publish/paths.js';
+import { filterPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
 
 /** A request (raw path and query) whose file name cannot be derived from it by nginx. */
 interface NginxSpecial {
@@ -32,9 +32,6 @@ interface NginxSite {
   serverName: string;
   specials: readonly NginxSpecial[];
 }
-
-/** The tail encodeSegment gives an over-long name; such a name does not spell its id. */
-const HASHED_NAME = /~[0-9a-f]{32}$/;
 
 const escapeRegex = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|!'/]/g, (c) => `\\${c}`);
 
@@ -74,9 +71,9 @@ export function renderNginxConf(site: NginxSite): string {
     const known = RESOURCES[resource].filters.map((f) => f.param);
     const viewed = RESOURCES[resource].filters.filter((f) => f.values.kind !== 'substring').map((f) => f.param);
     const other = unknownParam(known);
-    const rules = [`    "~^/${resource}\\.json(?:\\?(?:${other}(?:&${other})*)?)?$" "/${resource}.json";`];
+    const rules = [`    "~^/${resource}\\.json(?:\\?(?:${other}(?:&${other})*)?)?$" "/${listFile(resource)}";`];
     if (viewed.length > 0) {
-      rules.push(`    "~^/${resource}\\.json\\?(?:${other}&)*(?<${v('p')}>${viewed.join('|')})=(?<${v('x')}>[^&/]+)(?:&${other})*$" "/${resource}/_filter/$${v('p')}/$${v('x')}.json";`);
+      rules.push(`    "~^/${resource}\\.json\\?(?:${other}&)*(?<${v('p')}>${viewed.join('|')})=(?<${v('x')}>[^&/]+)(?:&${other})*$" "/${namedFilterFile(resource, `$${v('p')}`, `$${v('x')}`)}";`);
     }
     return rules;
   });
@@ -90,8 +87,8 @@ export function renderNginxConf(site: NginxSite): string {
 map $request_uri ${file} {
     default "";
 ${[...site.specials.map((s) => `    "~^${escapeRegex(s.target)}${s.target.includes('?') ? '$' : '(\\?|$)'}" "/${s.file}";`), ...listRules].join('\n')}
-    "~^/(?<${v('r')}>${resources})/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/$${v('x')}.json";
-    "~^/(?<${v('r')}>${resources})/_filter/(?<${v('p')}>[a-z_]+)/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/$${v('r')}/_filter/$${v('p')}/$${v('x')}.json";
+    "~^/(?<${v('r')}>${resources})/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/${namedRecordFile(`$${v('r')}`, `$${v('x')}`)}";
+    "~^/(?<${v('r')}>${resources})/${FILTER_DIR}/(?<${v('p')}>[a-z_]+)/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/${namedFilterFile(`$${v('r')}`, `$${v('p')}`, `$${v('x')}`)}";
     "~^/_meta/(?<${v('x')}>manifest|filters|quality|changes|redaction)\\.json(\\?|$)" "/_meta/$${v('x')}.json";
     "~^/index\\.html(\\?|$)" "/index.html";
     "~^/(?<${v('x')}>_browser(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)+)(\\?|$)" "/$${v('x')}";
@@ -152,7 +149,7 @@ server {
 }
 
 interface FilterIndex {
-  filters: { resource: string; param: string; value: string; file: string }[];
+  filters: { resource: ResourceName; param: string; value: string; file: string }[];
 }
 
 /** The ids and filter values of a folder whose file names nginx cannot derive from the request. */
@@ -162,28 +159,23 @@ export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
   if (!manifest) throw new NotSnapshotError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
   const specials: NginxSpecial[] = [];
   for (const path of manifest.paths()) {
-    const match = /^([a-z_]+)\/([^/]+)\.json$/.exec(path);
-    if (!match || !isResourceName(match[1]!)) continue;
-    const [, resource, name] = match as unknown as [string, string, string];
-    let id: string | undefined;
-    try {
-      id = decodeURIComponent(name);
-    } catch {
-      id = undefined;
-    }
-    if (id === undefined || encodeSegment(id) !== name || HASHED_NAME.test(name)) {
+    const record = parseRecordFile(path);
+    if (!record) continue;
+    const { resource, name } = record;
+    let id = decodeSegment(name);
+    if (id === undefined || encodeSegment(id) !== name) {
       // A hashed over-long name: the record itself says which id it is.
       const body = JSON.parse(await fs.readFile(join(dir, path), 'utf8')) as Record<string, { id?: unknown } | undefined>;
-      const recordId = body[RESOURCES[resource as keyof typeof RESOURCES].singular]?.id;
+      const recordId = body[RESOURCES[resource].singular]?.id;
       if (typeof recordId !== 'string') continue;
       id = recordId;
     }
-    if (encodeURIComponent(id) !== name) specials.push({ target: `/${resource}/${encodeURIComponent(id)}.json`, file: path });
+    if (encodeURIComponent(id) !== name) specials.push({ target: singlePath(resource, id), file: path });
   }
   const index = JSON.parse(await fs.readFile(join(dir, FILTER_INDEX_FILE), 'utf8').catch(() => '{"filters":[]}')) as FilterIndex;
   for (const view of index.filters) {
-    const target = `/${view.resource}.json?${encodeURIComponent(view.param)}=${encodeURIComponent(view.value)}`;
-    if (`${view.resource}/_filter/${encodeURIComponent(view.param)}/${encodeURIComponent(view.value)}.json` !== view.file) specials.push({ target, file: view.file });
+    const target = filterPath(view.resource, view.param, view.value);
+    if (namedFilterFile(view.resource, encodeURIComponent(view.param), encodeURIComponent(view.value)) !== view.file) specials.push({ target, file: view.file });
   }
   return specials.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
 }
