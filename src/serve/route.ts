@@ -7,7 +7,7 @@
 import { extname } from 'node:path';
 import { isSubstringFilter, normalizeListQuery, type ListQuery } from '../index/query.js';
 import { filterFile, listFile, MANIFEST_FILE, recordFile } from '../publish/paths.js';
-import { isResourceName, type ResourceName } from '../spec/resources.js';
+import { isResourceName, parseEndpoint, type ResourceName } from '../spec/resources.js';
 
 /** What answers a request: a published file, a list query to evaluate, or an error. */
 type Route =
@@ -17,10 +17,6 @@ type Route =
 
 /** Longer request targets are refused before any parsing. */
 const MAX_TARGET_BYTES = 8 * 1024;
-
-const LIST_PATH = /^\/([a-z_]+)\.json$/;
-// An encoded id holds no raw '/', so '/servers/a%2Fb.json' is id "a/b".
-const SINGLE_PATH = /^\/([a-z_]+)\/([^/]+)\.json$/;
 
 const notFound: Route = { kind: 'error', status: 404, error: 'not found' };
 
@@ -90,18 +86,16 @@ export function route(has: HasFile, target: string): Route {
   const path = q === -1 ? target : target.slice(0, q);
   if (path.includes('\0') || /%00/i.test(path)) return { kind: 'error', status: 400, error: 'the path may not hold NUL' };
 
-  const list = LIST_PATH.exec(path);
-  if (list) {
-    const resource = list[1]!;
+  const endpoint = parseEndpoint(path);
+  if (endpoint?.kind === 'list') {
+    const { resource } = endpoint;
     return isResourceName(resource) ? listRoute(has, resource, q === -1 ? '' : target.slice(q + 1)) : notFound;
   }
-  const single = SINGLE_PATH.exec(path);
-  const resource = single?.[1];
-  if (single && resource !== undefined && isResourceName(resource)) {
+  if (endpoint && isResourceName(endpoint.resource)) {
     // Single-record endpoints take no query parameters: the query is ignored.
-    const id = decode(single[2]!);
+    const id = decode(endpoint.encodedId);
     if (id === undefined) return { kind: 'error', status: 400, error: 'malformed percent-encoding in the id' };
-    const file = recordFile(resource, id);
+    const file = recordFile(endpoint.resource, id);
     return has(file) ? { kind: 'file', path: file } : notFound;
   }
   return fileRoute(has, path);

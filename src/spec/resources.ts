@@ -98,6 +98,18 @@ export const singlePath = (resource: ResourceName, id: string): string => `/${re
 export const filterPath = (resource: ResourceName, param: string, value: string): string =>
   `/${resource}.json?${encodeURIComponent(param)}=${encodeURIComponent(value)}`;
 
+const LIST_PATH = /^\/([a-z_]+)\.json$/;
+// An encoded id holds no raw '/', so '/servers/a%2Fb.json' is id "a/b" and '/servers/a/b.json' is nothing.
+const SINGLE_PATH = /^\/([a-z_]+)\/([^/]+)\.json$/;
+
+/** The endpoint a request path (without its query) has the shape of; the resource is not checked, the id still percent-encoded. */
+export function parseEndpoint(path: string): { kind: 'list'; resource: string } | { kind: 'single'; resource: string; encodedId: string } | undefined {
+  const list = LIST_PATH.exec(path);
+  if (list) return { kind: 'list', resource: list[1]! };
+  const single = SINGLE_PATH.exec(path);
+  return single ? { kind: 'single', resource: single[1]!, encodedId: single[2]! } : undefined;
+}
+
 export function isResourceName(value: string): value is ResourceName {
   return (RESOURCE_NAMES as readonly string[]).includes(value);
 }

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isResourceName } from '../spec/resources.js';
+import { isResourceName, parseEndpoint } from '../spec/resources.js';
 import { controlReply, isControlPath, isLoopback, type ControlHooks } from './control.js';
 import type { FaultDecision, FaultPlan } from './faults.js';
 import type { Pacer } from './pacing.js';
@@ -38,10 +38,6 @@ const LOGIN_PAGE = Buffer.from(
     '<button type="submit">Log in</button></form></body></html>\n',
 );
 
-const LIST_PATH = /^\/([a-z_]+)\.json$/;
-// The encoded id holds no raw '/', so '/servers/a%2Fb.json' is id "a/b" and '/servers/a/b.json' is nothing.
-const SINGLE_PATH = /^\/([a-z_]+)\/([^/]+)\.json$/;
-
 /** Whether an If-None-Match header names this ETag (weak comparison, as for GET). */
 function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
@@ -64,28 +60,22 @@ export function route(store: Store, req: IncomingMessage): Reply {
   const path = q === -1 ? url : url.slice(0, q);
   const notFound = jsonReply(404, { error: 'not found' });
 
-  const list = LIST_PATH.exec(path);
-  if (list) {
-    const resource = list[1]!;
-    if (!isResourceName(resource)) return notFound;
+  const endpoint = parseEndpoint(path);
+  if (!endpoint || !isResourceName(endpoint.resource)) return notFound;
+  const resource = endpoint.resource;
+  if (endpoint.kind === 'list') {
     const answer = store.list(resource, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
     return 'error' in answer ? jsonReply(400, { error: answer.error }) : bodyReply(req, answer.etag, () => answer.data);
   }
-  const single = SINGLE_PATH.exec(path);
-  if (single) {
-    const resource = single[1]!;
-    if (!isResourceName(resource)) return notFound;
-    let id: string;
-    try {
-      id = decodeURIComponent(single[2]!);
-    } catch {
-      return notFound;
-    }
-    // A conditional re-fetch is settled on the kept ETag, without rendering the body again.
-    const etag = store.singleEtag(resource, id);
-    return etag === undefined ? notFound : bodyReply(req, etag, () => store.single(resource, id)!.data);
+  let id: string;
+  try {
+    id = decodeURIComponent(endpoint.encodedId);
+  } catch {
+    return notFound;
   }
-  return notFound;
+  // A conditional re-fetch is settled on the kept ETag, without rendering the body again.
+  const etag = store.singleEtag(resource, id);
+  return etag === undefined ? notFound : bodyReply(req, etag, () => store.single(resource, id)!.data);
 }
 
 /** The node:http server and a way to drop answers still waiting on a 'slow' fault. */
