@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { redactSchema } from '../redact/policy.js';
+import { configuredFilters, type ConfiguredResource } from '../spec/resources.js';
 import { acceptPatternSchema } from '../validate/accept.js';
 
 const values = z.array(z.string().min(1)).default([]);
@@ -28,17 +29,12 @@ export const syncSchema = z.strictObject({
     .prefault({}),
 });
 
+/** One resource's `config` filters (spec/resources.ts names them): the values to precompute for each. */
+const configuredValues = <P extends string>(filters: readonly P[]) => z.strictObject(Object.fromEntries(filters.map((param) => [param, values])) as Record<P, typeof values>);
+
 export const filtersSchema = z.strictObject({
-  servers: z
-    .strictObject({
-      by_location: values,
-      by_maintainer: values,
-      by_serial_number: values,
-      by_arch: values,
-      by_fullmodel: values,
-    })
-    .prefault({}),
-});
+  servers: configuredValues(configuredFilters('servers')).prefault({}),
+} satisfies Record<ConfiguredResource, unknown>);
 
 const gitSchema = z.strictObject({
   commit: z.boolean().default(false),

@@ -34,9 +34,10 @@ interface ResourceSpec {
 }
 
 const substring = (param: string, field: string): FilterSpec => ({ param, values: { kind: 'substring', field } });
-const configured = (param: string): FilterSpec => ({ param, values: { kind: 'config' } });
+/** A filter whose values the user lists in the config; its name stays a literal type, for the config schema. */
+const configured = <const P extends string>(param: P) => ({ param, values: { kind: 'config' } }) as const;
 
-export const RESOURCES: Readonly<Record<ResourceName, ResourceSpec>> = {
+const SPECS = {
   applications: { name: 'applications', singular: 'application', filters: [substring('search', 'name')] },
   databases: {
     name: 'databases',
@@ -72,7 +73,19 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceSpec>> = {
       substring('by_server_name', 'server_name'),
     ],
   },
-};
+} as const satisfies Record<ResourceName, ResourceSpec>;
+
+export const RESOURCES: Readonly<Record<ResourceName, ResourceSpec>> = SPECS;
+
+/** The names of a resource's `config` filters. */
+export type ConfiguredFilter<R extends ResourceName> = Extract<(typeof SPECS)[R]['filters'][number], { values: { kind: 'config' } }>['param'];
+/** The resources that have `config` filters. */
+export type ConfiguredResource = { [R in ResourceName]: [ConfiguredFilter<R>] extends [never] ? never : R }[ResourceName];
+
+/** A resource's `config` filters, in the spec's order. */
+export function configuredFilters<R extends ConfiguredResource>(resource: R): ConfiguredFilter<R>[] {
+  return RESOURCES[resource].filters.filter((f) => f.values.kind === 'config').map((f) => f.param as ConfiguredFilter<R>);
+}
 
 /**
  * Fields the API document itself places in the single view only (so their absence from list items
