@@ -1,10 +1,10 @@
 /** `pack --dir DIR --out FILE.tar.gz [--sign-key FILE]`: one deterministic archive of a snapshot. */
 import { resolve } from 'node:path';
-import fs from 'fs-extra';
 import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type Command } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
-import { ConfigError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { packSnapshot } from '../archive/pack.js';
+import { requireFolder } from '../publish/output.js';
 import { loadPrivateKey } from '../sign/keys.js';
 
 export const packCommand: Command = {
@@ -21,7 +21,7 @@ export const packCommand: Command = {
     if (!out) throw new UsageError('pack: --out FILE is required, e.g. --out snapshot.tar.gz');
     const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
     const dir = outputFolder(stringFlag(parsed, 'dir'), io, config);
-    if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new ConfigError(`${dir} is not a folder; pass the output folder with --dir`);
+    await requireFolder(dir);
     const keyFile = stringFlag(parsed, 'sign-key');
     const signKey = keyFile ? loadPrivateKey(resolve(io.cwd, keyFile)) : undefined;
     const result = await packSnapshot({ dir, out: resolve(io.cwd, out), signKey, log: (line) => io.stderr.write(`${line}\n`) });

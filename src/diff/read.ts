@@ -9,6 +9,7 @@ import { NotSnapshotError } from '../errors.js';
 import { RevisionReader } from '../git/revision.js';
 import { parseManifest } from '../publish/manifest.js';
 import { readManifest } from '../publish/manifest-read.js';
+import { requireFolder } from '../publish/output.js';
 import type { FileTable } from '../publish/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { forEachConcurrent } from '../util/concurrent.js';
@@ -55,7 +56,7 @@ export const folderReader =
     fs.readFile(join(dir, path)).catch(() => undefined);
 
 async function snapshotTable(dir: string): Promise<FileTable> {
-  if (!(await fs.stat(dir).catch(() => undefined))?.isDirectory()) throw new NotSnapshotError(`${dir} is not a folder; diff expects two published output folders`);
+  await requireFolder(dir, 'diff expects two published output folders');
   const manifest = await readManifest(dir);
   if (!manifest) throw new NotSnapshotError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`);
   return manifest.table;
