@@ -3,10 +3,20 @@
  * after its tests), `withUpstream` inside one test (closed when that test finishes, pass or fail).
  * Both render the spec-exact profile unless a test asks for `profile: 'realistic'`.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 import { startUpstream, type Upstream, type UpstreamOptions } from '../../src/upstream/index.js';
+import { tempDir } from './tmp.js';
 
 export const TOKEN = 'test-token-5f2c9a7e41d8';
+
+/** A file holding TOKEN (mode 600, as an operator would keep it), for `--token-file`; removed after the test. */
+export function tokenFile(): string {
+  const file = join(tempDir(), 'token');
+  writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
+  return file;
+}
 
 /** A running simulated service with the test token, for the file's tests (call at the top level). */
 export async function useUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {

@@ -4,7 +4,7 @@
  * still publishes the whole snapshot.
  */
 import { request, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
@@ -12,13 +12,7 @@ import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
-
-function tokenFile(): string {
-  const file = join(tempDir(), 'token');
-  writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
-  return file;
-}
+import { tokenFile, withUpstream } from '../helpers/upstream.js';
 
 /** A pass-through proxy on loopback in front of `target` that notes when each request arrived. */
 async function recordingProxy(target: string): Promise<{ url: string; arrivals: number[] }> {

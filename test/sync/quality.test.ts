@@ -14,7 +14,7 @@ import { parseQuality, type Quality } from '../../src/validate/quality.js';
 import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { tokenFile, withUpstream } from '../helpers/upstream.js';
 
 const key = (g: { resource: string; field: string; code: string }) => `${g.resource}.${g.field}:${g.code}`;
 const byGroup = (groups: readonly { resource: string; field: string; code: string; ids: readonly string[] }[]) =>
@@ -30,12 +30,6 @@ async function injected(upstream: Upstream): Promise<InjectedReport> {
   const response = await fetch(`${upstream.url}/_control/injected`);
   expect(response.status).toBe(200);
   return (await response.json()) as InjectedReport;
-}
-
-function tokenFile(): string {
-  const file = join(tempDir(), 'token');
-  writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
-  return file;
 }
 
 describe('a realistic service', () => {
