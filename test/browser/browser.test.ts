@@ -19,6 +19,21 @@ const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const upstream = await useUpstream({ scale: 60 });
 
+/**
+ * The system's Chromium, headless and without background traffic, with a fresh profile in a
+ * temporary folder (launchPersistentContext is playwright's way to pass --user-data-dir). The
+ * caller closes it.
+ */
+async function launchChromium(options: { viewport?: { width: number; height: number } } = {}) {
+  const { chromium } = await import('playwright-core');
+  return chromium.launchPersistentContext(tempDir('im-chromium-'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    ...options,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 describe('the offline browser page', () => {
   it('sync --browser writes byte-stable page files listed in the manifest', async () => {
     const out = tempDir();
@@ -32,20 +47,12 @@ describe('the offline browser page', () => {
   });
 
   it.skipIf(!hasChromium)('works from file://: search, open a server, follow the link to its appserver (screenshot taken)', async () => {
-    const { chromium } = await import('playwright-core');
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
     const { body } = (await upstreamGet(upstream, '/appservers.json')) as { body: { appservers: { id: string; name: string; server_id: string; server_name: string }[] } };
     const app = body.appservers[0]!;
-    const profile = tempDir('im-chromium-');
     const shots = mkdtempSync(join(tmpdir(), 'im-shots-'));
-    // A fresh profile per run: launchPersistentContext is playwright's way to pass --user-data-dir.
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 800 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium({ viewport: { width: 1100, height: 800 } });
     try {
       const page = await browser.newPage();
       const requests: string[] = [];
@@ -80,14 +87,9 @@ describe('the offline browser page', () => {
   }, 60_000);
 
   it.skipIf(!hasChromium)('a route named like an Object.prototype member is no resource and no record: no script error', async () => {
-    const { chromium } = await import('playwright-core');
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
-    const browser = await chromium.launchPersistentContext(tempDir('im-chromium-'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const errors: string[] = [];
@@ -106,18 +108,13 @@ describe('the offline browser page', () => {
   }, 60_000);
 
   it.skipIf(!hasChromium)('the data-quality view lists the findings, largest first, and each opens the records it names', async () => {
-    const { chromium } = await import('playwright-core');
     const realistic = await withUpstream({ profile: 'realistic', scale: 80, seed: 2 });
     const out = tempDir();
     await syncInto(realistic, out, { browser: true });
     const quality = parseQuality(readFileSync(join(out, QUALITY_FILE)))!;
     const largest = [...quality.findings].sort((a, b) => b.count - a.count)[0]!;
     expect(largest.code).toBe('null');
-    const browser = await chromium.launchPersistentContext(tempDir('im-chromium-'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const errors: string[] = [];
