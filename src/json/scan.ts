@@ -394,6 +394,15 @@ export function closingQuote(chunk: Buffer, from: number, escaped: boolean): num
   return run % 2 === 1 ? ESCAPED_AT_END : -1;
 }
 
+/**
+ * The JSON string whose quotes stand at `open` and `close` (as closingQuote found it): its bytes
+ * as UTF-8, or JSON.parse's answer when it holds an escape.
+ */
+export function stringBetween(buf: Buffer, open: number, close: number): string {
+  for (let k = open + 1; k < close; k++) if (buf[k] === BACKSLASH) return JSON.parse(buf.toString('utf8', open, close + 1)) as string;
+  return buf.toString('utf8', open + 1, close);
+}
+
 /** Colons outside strings in a JSON text: the number of object keys it holds, duplicates included. */
 export function keyCount(bytes: Buffer): number {
   let keys = 0;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { closingQuote } from '../json/scan.js';
+import { closingQuote, stringBetween } from '../json/scan.js';
 import { parseManifest, type ManifestRead } from './manifest.js';
 import { MANIFEST_FILE } from './paths.js';
 import { FileTable } from './table.js';
@@ -23,7 +23,6 @@ const EMPTY_TAIL = Buffer.from('}\n}\n');
 const TAIL = Buffer.from('\n  }\n}\n');
 /** The digest being read, decoded (a sink copies it). */
 const SHA = Buffer.alloc(32);
-const BACKSLASH = 0x5c;
 /** Not the exact form: the general reader takes over. */
 class NotCanonical extends Error {}
 
@@ -40,12 +39,6 @@ function decodeHex(buf: Buffer, at: number, out: Buffer): boolean {
     out[k] = (high << 4) | low;
   }
   return true;
-}
-
-/** Whether `byte` occurs in `buf[from, to)`. */
-function hasByte(buf: Buffer, byte: number, from: number, to: number): boolean {
-  for (let k = from; k < to; k++) if (buf[k] === byte) return true;
-  return false;
 }
 
 /** The chunk ended inside an entry: wait for the next one. */
@@ -120,7 +113,7 @@ class CanonicalReader<T> {
           if (buf.length - i > 1 << 20) throw new NotCanonical();
           throw MORE;
         }
-        const path = hasByte(buf, BACKSLASH, pathAt + 1, pathEnd) ? (JSON.parse(buf.toString('utf8', pathAt, pathEnd + 1)) as string) : buf.toString('utf8', pathAt + 1, pathEnd);
+        const path = stringBetween(buf, pathAt, pathEnd);
         at = pathEnd;
         expect(at, SHA_OPEN);
         at += SHA_OPEN.length;

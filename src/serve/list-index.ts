@@ -12,6 +12,7 @@
  * is refused (ListFormatError), never guessed at.
  */
 import { intersect, type Selectable } from '../index/query.js';
+import { closingQuote, stringBetween } from '../json/scan.js';
 
 /** The file is not in the published form of a list. */
 export class ListFormatError extends Error {}
@@ -19,7 +20,6 @@ export class ListFormatError extends Error {}
 const COMMA = 0x2c;
 const CLOSE_ARRAY = 0x5d;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /** What separates two items in the file: the comma, a newline and the item indent. */
 export const ITEM_GAP = ',\n    ';
@@ -433,21 +433,8 @@ let stringEnd = -1;
 /** The JSON string starting at `at` (its opening quote), or undefined when the value there is no string. */
 function stringAt(buf: Buffer, at: number): string | undefined {
   if (buf[at] !== QUOTE) return undefined;
-  let q = buf.indexOf(QUOTE, at + 1);
-  while (q !== -1) {
-    let k = q - 1;
-    while (buf[k] === BACKSLASH) k--;
-    if ((q - 1 - k) % 2 === 0) break;
-    q = buf.indexOf(QUOTE, q + 1);
-  }
-  if (q === -1) return undefined;
-  stringEnd = q;
-  let escaped = false;
-  for (let k = at + 1; k < q; k++) {
-    if (buf[k] === BACKSLASH) {
-      escaped = true;
-      break;
-    }
-  }
-  return escaped ? (JSON.parse(buf.toString('utf8', at, q + 1)) as string) : buf.toString('utf8', at + 1, q);
+  const end = closingQuote(buf, at + 1, false);
+  if (end < 0) return undefined;
+  stringEnd = end;
+  return stringBetween(buf, at, end);
 }
