@@ -9,18 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { EnvelopeEncoder, encodeAt, encodeJson } from '../../src/json/encode.js';
 import { answerBytes } from '../../src/serve/answer.js';
 import { ListFormatError, ListIndexer, type ListIndex } from '../../src/serve/list-index.js';
+import { createRng } from '../../src/upstream/random.js';
 import { tempDir } from '../helpers/tmp.js';
-
-/** A small deterministic PRNG, so a failure replays. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Names that look like the index's own markers, escapes, case pairs that differ in length.
 const NAMES = ['web-01', 'WEB-02', 'Zürich-db', 'İstanbul', 'ΟΔΟΣ', 'a"b', 'back\\slash', 'nl\nx', '\n      "name": "fake"', '日本-app', '', 'x\u0000y', 'straße'];
@@ -52,7 +42,7 @@ const includes = (value: unknown, term: string, caseSensitive = false): boolean 
 describe('ListIndexer', () => {
   it('gives the ids, byte ranges and substring matches of a whole parse, however the bytes are cut', () => {
     for (let seed = 1; seed <= 12; seed++) {
-      const next = rng(seed);
+      const next = createRng(seed).next;
       const records = Array.from({ length: Math.floor(next() * 60) }, (_, i) => record(next, i));
       const bytes = encodeJson({ servers: records });
       const list = index(bytes, 'servers', ['name', 'dns'], next);
@@ -77,8 +67,8 @@ describe('ListIndexer', () => {
 
   it('finds the positions of a view\'s records, in list order or not, and leaves out ids the list lacks', () => {
     const records = Array.from({ length: 50 }, (_, i) => ({ id: i % 7 === 0 ? `é${i}` : String(i), name: `n${i}` }));
-    const list = index(encodeJson({ servers: records }), 'servers', ['name'], rng(8));
-    const pick = (ids: string[]): ListIndex => index(encodeJson({ servers: ids.map((id) => ({ id })) }), 'servers', [], rng(9));
+    const list = index(encodeJson({ servers: records }), 'servers', ['name'], createRng(8).next);
+    const pick = (ids: string[]): ListIndex => index(encodeJson({ servers: ids.map((id) => ({ id })) }), 'servers', [], createRng(9).next);
     const inOrder = records.filter((_, i) => i % 3 === 0).map((r) => r.id);
     expect([...list.positionsOf(pick(inOrder))]).toEqual(records.flatMap((_, i) => (i % 3 === 0 ? [i] : [])));
     expect([...list.positionsOf(pick(['5', 'é0', '48', 'nope', '3']))]).toEqual([0, 3, 5, 48]);
@@ -91,7 +81,7 @@ describe('ListIndexer', () => {
 
   it('matches case-sensitively when asked', () => {
     const records = [{ id: '1', name: 'Web' }, { id: '2', name: 'web' }, { id: '3', name: 'WEB' }];
-    const list = index(encodeJson({ servers: records }), 'servers', ['name'], rng(3), true);
+    const list = index(encodeJson({ servers: records }), 'servers', ['name'], createRng(3).next, true);
     expect([...list.matching('name', 'web')]).toEqual([1]);
     expect([...list.matching('name', 'W')]).toEqual([0, 2]);
   });
@@ -100,10 +90,10 @@ describe('ListIndexer', () => {
     const records = [{ id: 'a', name: 'one' }, { id: 'b', name: 'two' }];
     const encoder = new EnvelopeEncoder('servers', [['total', { servers: [{ id: 'no' }] }], ['note', '\n  "servers": [']]);
     const bytes = Buffer.from(encoder.head() + records.map((r) => encoder.item(r)).join('') + encoder.tail([['after', [1]]]));
-    const list = index(bytes, 'servers', ['name'], rng(5));
+    const list = index(bytes, 'servers', ['name'], createRng(5).next);
     expect([0, 1].map((i) => list.id(i))).toEqual(['a', 'b']);
-    expect(index(encodeJson({ servers: [] }), 'servers', ['name'], rng(6)).count).toBe(0);
-    expect(index(encodeJson({ other: 1, servers: [] }), 'servers', ['name'], rng(6)).count).toBe(0);
+    expect(index(encodeJson({ servers: [] }), 'servers', ['name'], createRng(6).next).count).toBe(0);
+    expect(index(encodeJson({ other: 1, servers: [] }), 'servers', ['name'], createRng(6).next).count).toBe(0);
   });
 
   it('refuses what is not the published form rather than guessing', () => {
@@ -118,7 +108,7 @@ describe('ListIndexer', () => {
       encodeJson({ applications: records }),
     ];
     for (const bytes of cases) {
-      expect(() => index(bytes, 'servers', ['name'], rng(1)), bytes.toString().slice(0, 40)).toThrow(ListFormatError);
+      expect(() => index(bytes, 'servers', ['name'], createRng(1).next), bytes.toString().slice(0, 40)).toThrow(ListFormatError);
     }
   });
 });
@@ -127,7 +117,7 @@ describe('answers cut from the list file', () => {
   it('are byte for byte encodeJson of the records they keep, adjacent items read in one piece', () => {
     const dir = tempDir('im-answer-');
     for (let seed = 1; seed <= 8; seed++) {
-      const next = rng(100 + seed);
+      const next = createRng(100 + seed).next;
       const records = Array.from({ length: 1 + Math.floor(next() * 80) }, (_, i) => record(next, i));
       const file = join(dir, `${seed}.json`);
       const bytes = encodeJson({ servers: records });

@@ -4,17 +4,7 @@ import { EnvelopeEncoder, encodeJson } from '../../src/json/encode.js';
 import { EnvelopeScanner, ScanError, type ScannedElement } from '../../src/json/scan.js';
 import { encodeManifest, parseManifest } from '../../src/publish/manifest.js';
 import { FileTable } from '../../src/publish/table.js';
-
-/** A small deterministic PRNG, so a failure replays. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng } from '../../src/upstream/random.js';
 
 function value(next: () => number, depth: number): unknown {
   const pick = Math.floor(next() * (depth > 3 ? 5 : 7));
@@ -51,7 +41,7 @@ function scanInPieces(scanner: EnvelopeScanner, bytes: Buffer, next: () => numbe
 
 describe('EnvelopeScanner', () => {
   it('splits list bodies cut anywhere into their elements and other members, compact or indented', () => {
-    const next = rng(42);
+    const next = createRng(42).next;
     for (let round = 0; round < 300; round++) {
       const items = Array.from({ length: Math.floor(next() * 6) }, (_, i) => ({ id: String(i), v: value(next, 0) }));
       const body: Record<string, unknown> = {};
@@ -104,7 +94,7 @@ describe('EnvelopeScanner', () => {
 
 describe('EnvelopeEncoder', () => {
   it('writes exactly what encodeJson writes for the whole body', () => {
-    const next = rng(7);
+    const next = createRng(7).next;
     for (let round = 0; round < 200; round++) {
       const items = Array.from({ length: Math.floor(next() * 4) }, () => value(next, 0));
       const before = next() < 0.4 ? [['meta', value(next, 1)] as const] : [];
