@@ -6,12 +6,12 @@
  */
 import type { PathChanges } from '../diff/engine.js';
 import { decodeJson } from '../json/encode.js';
+import { forEachItem } from '../json/scan.js';
 import { decodeSegment, listFile, parseRecordFile, recordFile } from '../publish/paths.js';
 import type { SnapshotWriter } from '../publish/writer.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
-import { forEachItem } from '../sync/envelope.js';
 import { APP_CSS, APP_JS, INDEX_HTML } from './assets.js';
 import { addItem, bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, lastChange, type PageList } from './data.js';
 

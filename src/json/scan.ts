@@ -371,6 +371,13 @@ export class EnvelopeScanner {
   }
 }
 
+/** Reads a list-shaped body or file (`{"<key>": [ ... ]}`) item by item. */
+export async function forEachItem(chunks: AsyncIterable<Buffer>, key: string, onItem: (element: ScannedElement) => void): Promise<void> {
+  const scanner = new EnvelopeScanner(key);
+  for await (const chunk of chunks) for (const element of scanner.push(chunk)) onItem(element);
+  scanner.end();
+}
+
 /** closingQuote's answer when the chunk ended inside a string right after an unescaped backslash. */
 const ESCAPED_AT_END = -2;
 

@@ -82,13 +82,6 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
   }
 }
 
-/** Reads a published (or staged) list-shaped file item by item. */
-export async function forEachItem(chunks: AsyncIterable<Buffer>, key: string, onItem: (element: ScannedElement) => void): Promise<void> {
-  const scanner = new EnvelopeScanner(key);
-  for await (const chunk of chunks) for (const element of scanner.push(chunk)) onItem(element);
-  scanner.end();
-}
-
 /** The id of an item as published (an object with a string id: the list checked it). */
 function itemId(element: ScannedElement): string {
   return (JSON.parse(element.bytes.toString('utf8')) as { id: string }).id;

@@ -6,10 +6,10 @@
  */
 import { HttpStatusError, ValidationError } from '../errors.js';
 import type { Client } from '../fetch/client.js';
-import { ScanError, type ScannedElement } from '../json/scan.js';
+import { forEachItem, ScanError, type ScannedElement } from '../json/scan.js';
 import { listFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter, type StagedStream } from '../publish/writer.js';
-import { forEachItem, stageEnvelope } from './envelope.js';
+import { stageEnvelope } from './envelope.js';
 import { planList } from './plan.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord } from '../redact/redact.js';

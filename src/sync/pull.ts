@@ -8,7 +8,7 @@ import { HttpStatusError } from '../errors.js';
 import type { Client, Fetched } from '../fetch/client.js';
 import { viewLabel, type ViewKey } from '../index/views.js';
 import { encodeJson } from '../json/encode.js';
-import { EnvelopeScanner, keyCount, type ScannedElement } from '../json/scan.js';
+import { EnvelopeScanner, forEachItem, keyCount, type ScannedElement } from '../json/scan.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
@@ -21,7 +21,7 @@ import { decodingFindings } from '../validate/decode.js';
 import type { Finding } from '../validate/findings.js';
 import { checkRecord as checkRecordViews, type Shape } from '../validate/record.js';
 import { checkRecord, singleRecord } from '../validate/structure.js';
-import { dropItems, forEachItem, stageEnvelope } from './envelope.js';
+import { dropItems, stageEnvelope } from './envelope.js';
 import type { ListSummary } from './lists.js';
 import { itemDigest, planRecord, planView } from './plan.js';
 
