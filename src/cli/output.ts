@@ -69,8 +69,8 @@ export class Output implements Log {
         const now = Date.now();
         if (now - this.#lastDraw < 100) return;
         this.#lastDraw = now;
-        const seconds = (now - this.#started) / 1000;
-        this.#draw(`requests ${this.#done}/${this.#planned} (${seconds > 0 ? Math.round(this.#done / seconds) : 0}/s)`);
+        const rate = this.#done / Math.max((now - this.#started) / 1000, 0.001);
+        this.#draw(`requests ${this.#done}/${this.#planned} (${Math.round(rate)}/s${this.#planned > this.#done ? `, about ${formatEta((this.#planned - this.#done) / rate)} left` : ''})`);
       },
       done: () => this.#draw(''),
     };
@@ -91,4 +91,11 @@ export class Output implements Log {
     if (this.#status) stream.write(`\r\x1b[K${line}\n${this.#status}`);
     else stream.write(`${line}\n`);
   }
+}
+
+/** Seconds left as a person reads them: `40 s`, `3 min`, `1 h 5 min`. */
+export function formatEta(seconds: number): string {
+  if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }

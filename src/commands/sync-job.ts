@@ -29,7 +29,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
   config: CONFIG_OPTION,
   concurrency: { type: 'string', value: 'N', description: 'requests in flight at most; lowered for a while when the service says it is overloaded (config sync.concurrency, default 16)' },
-  'max-rate': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
+  'max-rps': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
   strict: { type: 'boolean', description: 'fail on findings that quality.accept in the config does not accept' },
   'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
   'allow-nonempty': { type: 'boolean', description: 'publish into a folder that holds other files but no snapshot (verify will name them as extra)' },
@@ -61,7 +61,7 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   const sync = { ...(raw.sync as Record<string, unknown> | undefined) };
   const concurrency = intFlag(parsed, 'concurrency', 1, 256);
   if (concurrency !== undefined) sync.concurrency = concurrency;
-  const rate = intFlag(parsed, 'max-rate', 1, 100_000);
+  const rate = intFlag(parsed, 'max-rps', 1, 100_000);
   if (rate !== undefined) sync.maxRequestsPerSecond = rate;
   if (parsed.values.strict) sync.strict = true;
   const flag = stringFlag(parsed, 'base-url');

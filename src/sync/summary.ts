@@ -19,7 +19,8 @@ export function formatSummary(result: SyncResult, source: string): string {
   for (const resource of RESOURCE_NAMES) lines.push(`  ${resource.padEnd(width)}  ${String(result.records[resource]).padStart(7)} records`);
   lines.push(`  ${'filtered views'.padEnd(width)}  ${String(result.views).padStart(7)}`);
   const kib = Math.round(result.bytesReceived / 1024);
-  lines.push(`  requests ${result.requests} (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
+  const rate = Math.round(result.requests / Math.max(result.durationMs / 1000, 0.001));
+  lines.push(`  requests ${result.requests} at ${rate}/s (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
   if (result.concurrency.lowest < result.concurrency.configured) lines.push(`  the service was overloaded: requests in flight went down to ${result.concurrency.lowest} (of ${result.concurrency.configured})`);
   const files = result.status === 'dry-run' ? 'would write' : 'files';
   lines.push(`  ${files} ${result.written.length}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.removed.length}${result.status === 'dry-run' ? '' : ' removed'}, ${result.unchanged} unchanged`);

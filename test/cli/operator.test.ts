@@ -101,7 +101,7 @@ describe('quiet cron mail, logs for collectors', () => {
     output.detail('retrying GET /servers.json in 40 ms: HTTP 503');
     progress.done();
     // The progress line is cleared before the message, which ends its own line, then drawn again.
-    expect(text).toMatch(/^\r\x1b\[Krequests 1\/10 \(\d+\/s\)\r\x1b\[Kretrying GET \/servers\.json in 40 ms: HTTP 503\nrequests 1\/10 \(\d+\/s\)\r\x1b\[K$/);
+    expect(text).toMatch(/^\r\x1b\[Krequests 1\/10 \(\d+\/s, about [\d a-z]+ left\)\r\x1b\[Kretrying GET \/servers\.json in 40 ms: HTTP 503\nrequests 1\/10 \(\d+\/s, about [\d a-z]+ left\)\r\x1b\[K$/);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A slow, shared service: the sync backs off when it is overloaded (fewer requests in flight,
- * Retry-After honoured) and never starts more requests per second than --max-rate allows, and
+ * Retry-After honoured) and never starts more requests per second than --max-rps allows, and
  * still publishes the whole snapshot.
  */
 import { request, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -60,11 +60,11 @@ describe('a slow, shared service', () => {
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 150_000);
 
-  it('--max-rate: no second sees more requests than the cap, and the snapshot is whole', async () => {
+  it('--max-rps: no second sees more requests than the cap, and the snapshot is whole', async () => {
     const upstream = await withUpstream({ scale: 12 });
     const proxy = await recordingProxy(upstream.url);
     const out = tempDir();
-    const run = await runCli(['sync', '--base-url', proxy.url, '--token-file', tokenFile(), '--out', out, '--max-rate', '20', '--concurrency', '16']);
+    const run = await runCli(['sync', '--base-url', proxy.url, '--token-file', tokenFile(), '--out', out, '--max-rps', '20', '--concurrency', '16']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(proxy.arrivals.length).toBeGreaterThan(40);
