@@ -23,7 +23,7 @@ import type { FindingGroup } from '../validate/findings.js';
 import { encodeQuality, qualityReport, type Quality, type ShapeFacts } from '../validate/quality.js';
 
 /** Refuses a snapshot in which a resource lost more than the allowed share of its records. Pure. */
-function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
+export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
   for (const resource of RESOURCE_NAMES) {
     const before = previous[resource];
     const lost = before - next[resource];
