@@ -86,6 +86,27 @@ describe('schedule (built CLI)', () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
+  it('takes every option sync does: a scheduled run signs its manifest and writes the offline page', async () => {
+    const dir = tempDir();
+    const keys = await runCli(['keygen', '--out', join(dir, 'mirror')]);
+    expect(keys.code, keys.stderr).toBe(0);
+    const out = join(dir, 'out');
+    const child = startCli(['schedule', '--cron', '0 0 1 1 *', '--run-at-start', '--base-url', syncUpstream.url, '--out', out, '--sign-key', join(dir, 'mirror.key'), '--browser'], { env });
+    const w = watch(child);
+    try {
+      await w.until(() => w.out().includes('\n'), 60_000, 'the first run');
+      expect(JSON.parse(w.out().split('\n')[0]!)).toMatchObject({ event: 'run', status: 'ok' });
+      child.kill('SIGTERM');
+      expect(await w.exit(30_000)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('<html');
+    const verify = await runCli(['verify', '--dir', out, '--public-key', join(dir, 'mirror.pub')]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/signed by key [0-9a-f]+/);
+  });
+
   it('posts to the webhook when a run fails, and keeps running', async () => {
     const hook = await webhookReceiver();
     const { bodies } = hook;
