@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/publish/manifest.js';
 import { MANIFEST_FILE } from '../../src/publish/paths.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, UNPRIVILEGED, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { craftArchive, type CraftedEntry } from './helpers.js';
 
@@ -54,7 +54,7 @@ describe('unpack and the file system', () => {
     expect(readdirSync(root)).toEqual(['a.tar.gz']);
   });
 
-  it('refuses a --dir in a folder it may not write to (run as an unprivileged user when root)', async () => {
+  it.skipIf(!UNPRIVILEGED)('refuses a --dir in a folder it may not write to (run as an unprivileged user when root)', async () => {
     const root = tempDir();
     chmodSync(root, 0o755);
     const file = join(root, 'a.tar.gz');
@@ -63,9 +63,7 @@ describe('unpack and the file system', () => {
     const locked = join(root, 'locked');
     mkdirSync(locked, { mode: 0o555 });
     chmodSync(locked, 0o555);
-    // Root writes anywhere: the CLI then runs as "nobody", for whom `locked` is read-only.
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const result = await runCli(['unpack', file, '--dir', join(locked, 'out')], { ...asUser, cwd: root });
+    const result = await runCli(['unpack', file, '--dir', join(locked, 'out')], { ...UNPRIVILEGED, cwd: root });
     oneLine(result, /inventory-mirror unpack: cannot unpack into .*locked.*: .*permission denied.*\(\w+ EACCES\)/);
     expect(readdirSync(locked)).toEqual([]);
     expect(existsSync(join(locked, 'out'))).toBe(false);
@@ -81,7 +79,7 @@ describe('unpack and the file system', () => {
     expect(readdirSync(root)).toEqual(['a.tar.gz']);
   });
 
-  it('pack refuses an --out in a folder it may not write to with one line (run as an unprivileged user when root)', async () => {
+  it.skipIf(!UNPRIVILEGED)('pack refuses an --out in a folder it may not write to with one line (run as an unprivileged user when root)', async () => {
     const root = tempDir();
     chmodSync(root, 0o755);
     const file = join(root, 'a.tar.gz');
@@ -91,9 +89,9 @@ describe('unpack and the file system', () => {
     const locked = join(root, 'locked');
     mkdirSync(locked);
     chmodSync(locked, 0o555);
-    const root0 = process.getuid?.() === 0;
-    if (root0) for (const path of [snapshot, join(snapshot, 'a.json'), join(snapshot, '_meta'), join(snapshot, '_meta', 'manifest.json')]) chownSync(path, 65534, 65534);
-    const result = await runCli(['pack', '--dir', snapshot, '--out', join(locked, 'out.tar.gz')], { ...(root0 ? { uid: 65534, gid: 65534 } : {}), cwd: root });
+    const { uid, gid } = UNPRIVILEGED!;
+    if (uid !== undefined && gid !== undefined) for (const path of [snapshot, join(snapshot, 'a.json'), join(snapshot, '_meta'), join(snapshot, '_meta', 'manifest.json')]) chownSync(path, uid, gid);
+    const result = await runCli(['pack', '--dir', snapshot, '--out', join(locked, 'out.tar.gz')], { ...UNPRIVILEGED, cwd: root });
     oneLine(result, /inventory-mirror pack: cannot pack .*snapshot into .*locked\/out\.tar\.gz: .*locked.* is not accessible to this user \(permission denied\).*\(open EACCES\)/);
     expect(readdirSync(locked)).toEqual([]);
   });

@@ -2,10 +2,21 @@
  * Runs the built CLI (`dist/cli.js`) as a user would, in a clean environment: PATH and HOME only,
  * plus what the test gives, so a developer's own INVENTORY_API_TOKEN or config never reaches it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/**
+ * Who runs the CLI in a test of file permissions: the test's own user, or, as root (who may
+ * write anywhere), "nobody". Undefined when nobody cannot reach the built CLI (a checkout inside
+ * a private folder): such a test is skipped rather than failing on MODULE_NOT_FOUND.
+ */
+export const UNPRIVILEGED: { uid?: number; gid?: number } | undefined = (() => {
+  if (process.getuid?.() !== 0) return {};
+  const nobody = { uid: 65534, gid: 65534 };
+  return spawnSync(process.execPath, [CLI, '--version'], { ...nobody, stdio: 'ignore', timeout: 30_000 }).status === 0 ? nobody : undefined;
+})();
 
 export interface CliResult {
   code: number;
