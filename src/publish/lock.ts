@@ -40,6 +40,21 @@ async function readLock(path: string): Promise<LockInfo | undefined> {
   }
 }
 
+/**
+ * Creates `path` with `content`, or fails EEXIST; never seen empty or half-written. With an
+ * exclusive create and a write after it, a second sync could read the lock between the two, find
+ * it unreadable, take it over and run alongside the first; a hard link appears whole.
+ */
+async function createWhole(path: string, content: string): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  await fs.writeFile(temp, content);
+  try {
+    await fs.link(temp, path);
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+}
+
 /** Takes the folder's lock for `command`, or throws E_LOCKED naming the holder. */
 export async function acquireLock(dir: string, command: string): Promise<Lock> {
   const path = join(dir, WORK_DIR, 'lock');
@@ -52,7 +67,7 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
   let warning: string | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      await fs.writeFile(path, `${JSON.stringify(info)}\n`, { flag: 'wx' });
+      await createWhole(path, `${JSON.stringify(info)}\n`);
       let released = false;
       return {
         warning,
