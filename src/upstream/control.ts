@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { FAULT_KINDS, type FaultOptions } from './faults.js';
 import type { InjectedReport } from './injected.js';
 import type { MutationReport } from './mutate.js';
+import type { PacingOptions } from './pacing.js';
 import { jsonReply, type Reply } from './reply.js';
 
 /** What the control endpoint acts on. */
@@ -15,6 +16,7 @@ export interface ControlHooks {
   mutate(options: { seed?: number; share?: number }): MutationReport;
   injected(): InjectedReport;
   setFaults(faults: FaultOptions | undefined): void;
+  setPacing(pacing: PacingOptions): void;
 }
 
 const CONTROL_PATH = '/_control';
@@ -25,6 +27,7 @@ export const CONTROL_ENDPOINTS = [
   { method: 'POST', path: '/_control/mutate?share=0.01&seed=N', does: 'adds, removes and changes that share of the records (seed optional); answers the ids per resource' },
   { method: 'GET', path: '/_control/injected', does: 'the nulls, wrong types, view mismatches and dangling references the data holds, and the fields only one view carries' },
   { method: 'POST', path: '/_control/faults?rate=0.1&kinds=5xx,reset&seed=N', does: 'replaces the fault settings (kinds and seed optional); rate=0 clears them' },
+  { method: 'POST', path: '/_control/pacing?latency_ms=20&workers=8', does: 'replaces the mean service time and the workers from now on (either optional: 0 ms, unlimited); a service degrading mid-run' },
 ] as const;
 
 /** Whether a request path is the control endpoint's. */
@@ -54,6 +57,13 @@ const kinds = z
   .transform((text) => text.split(',').map((kind) => kind.trim()))
   .pipe(z.array(z.enum(FAULT_KINDS as [string, ...string[]], { error: `expected a comma-separated list of ${FAULT_KINDS.join(', ')}` })));
 
+const count = (min: number) =>
+  z
+    .string()
+    .regex(/^\d{1,6}$/, { error: `expected an integer from ${min} to 999999` })
+    .transform(Number)
+    .refine((n) => n >= min, { error: `expected an integer from ${min} to 999999` });
+const pacingQuery = z.strictObject({ latency_ms: count(0).optional(), workers: count(1).optional() });
 const mutateQuery = z.strictObject({ share: fraction.optional(), seed: seed.optional() });
 const faultsQuery = z.strictObject({ rate: fraction, kinds: kinds.optional(), seed: seed.optional() });
 
@@ -91,6 +101,13 @@ export function controlReply(method: string | undefined, url: string, hooks: Con
       const faults = query.value.rate === 0 ? undefined : ({ ...query.value } as FaultOptions);
       hooks.setFaults(faults);
       return jsonReply(200, { faults: faults ?? null });
+    }
+    case '/_control/pacing': {
+      const query = parseQuery(pacingQuery, search);
+      if (!query.ok) return jsonReply(400, { error: `pacing: ${query.error}` });
+      const pacing = { latencyMs: query.value.latency_ms, workers: query.value.workers };
+      hooks.setPacing(pacing);
+      return jsonReply(200, { latencyMs: pacing.latencyMs ?? 0, workers: pacing.workers ?? null });
     }
     default:
       return jsonReply(200, { endpoints: CONTROL_ENDPOINTS });

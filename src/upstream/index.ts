@@ -9,7 +9,7 @@ import { generateDataset, type View } from './data.js';
 import { checkFaultOptions, createFaultPlan, type FaultOptions, type FaultPlan } from './faults.js';
 import type { InjectedReport } from './injected.js';
 import type { MutationReport } from './mutate.js';
-import { createPacer } from './pacing.js';
+import { createPacer, type PacingOptions } from './pacing.js';
 import { exactProfile, PROFILES, type ProfileName } from './profile.js';
 import { RealisticProfile } from './realistic.js';
 import { createUpstreamServer, type ForcedResponse } from './server.js';
@@ -55,6 +55,8 @@ export interface Upstream {
   /** Closes the server and every keep-alive socket. */
   close(): Promise<void>;
   setFaults(faults: FaultOptions | undefined): void;
+  /** Replaces the service time and the workers from now on (a service degrading mid-run). */
+  setPacing(pacing: PacingOptions): void;
   /** Requests received since start, faulted and refused ones included, control requests not. */
   requestCount(): number;
   /** Record counts per resource. */
@@ -88,7 +90,8 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
     faults = createFaultPlan(next);
   };
   const overrides = new Map<string, ForcedResponse>();
-  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults };
+  const setPacing = (next: PacingOptions): void => pacer.set(next);
+  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults, setPacing };
   const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, control });
 
   const host = options.host ?? '127.0.0.1';
@@ -113,6 +116,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
         server.closeAllConnections();
       }),
     setFaults,
+    setPacing,
     requestCount,
     counts: () => store.counts(),
     putRecord: (resource, record, hidden) => store.put(resource, record as View, hidden),

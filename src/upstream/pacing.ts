@@ -7,7 +7,7 @@
 import { createRng } from './random.js';
 
 /** How slow and how narrow the service is; both off by default. */
-interface PacingOptions {
+export interface PacingOptions {
   /** Mean service time per request in milliseconds (default 0). */
   latencyMs?: number;
   /** Requests served at once (default unlimited). */
@@ -21,6 +21,8 @@ export const QUEUE_PER_WORKER = 4;
 export interface Pacer {
   /** Calls `serve` once the request has had a worker for its service time; false when the queue is full. */
   admit(serve: () => void): boolean;
+  /** Changes the service time and the workers from now on (a service degrading mid-run); checked as at start. */
+  set(options: PacingOptions): void;
   /** Drops the timers and the waiting requests (the server is closing). */
   cancel(): void;
 }
@@ -32,15 +34,13 @@ export function checkPacingOptions(options: PacingOptions): void {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`workers must be a positive integer, got ${workers}`);
 }
 
-/** A pacer, or undefined when neither option is set (requests are then served at once, as before). */
-export function createPacer(options: PacingOptions, seed: number): Pacer | undefined {
-  checkPacingOptions(options);
-  const latencyMs = options.latencyMs ?? 0;
-  const workers = options.workers ?? Number.POSITIVE_INFINITY;
-  if (latencyMs === 0 && workers === Number.POSITIVE_INFINITY) return undefined;
+/** A pacer; with neither option set, requests are served at once, as by an unpaced service. */
+export function createPacer(options: PacingOptions, seed: number): Pacer {
   const rng = createRng(seed);
   const waiting: (() => void)[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let latencyMs = 0;
+  let workers = Number.POSITIVE_INFINITY;
   let busy = 0;
 
   // Uniform between half and one and a half times the mean.
@@ -51,19 +51,31 @@ export function createPacer(options: PacingOptions, seed: number): Pacer | undef
       timers.delete(timer);
       busy -= 1;
       serve();
-      const next = waiting.shift();
-      if (next) start(next);
+      drain();
     }, serviceTime());
     timers.add(timer);
   };
+  // Fewer workers than requests being served (after `set`) start nothing until enough finish.
+  const drain = (): void => {
+    while (busy < workers && waiting.length > 0) start(waiting.shift()!);
+  };
+  const set = (next: PacingOptions): void => {
+    checkPacingOptions(next);
+    latencyMs = next.latencyMs ?? 0;
+    workers = next.workers ?? Number.POSITIVE_INFINITY;
+    drain();
+  };
+  set(options);
 
   return {
     admit(serve) {
-      if (busy < workers) start(serve);
+      if (latencyMs === 0 && workers === Number.POSITIVE_INFINITY && waiting.length === 0) serve();
+      else if (busy < workers) start(serve);
       else if (waiting.length < workers * QUEUE_PER_WORKER) waiting.push(serve);
       else return false;
       return true;
     },
+    set,
     cancel() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

@@ -27,7 +27,7 @@ interface HandlerState {
   faults: () => FaultPlan;
   overrides: ReadonlyMap<string, ForcedResponse>;
   /** Absent: requests are served at once. */
-  pacer: Pacer | undefined;
+  pacer: Pacer;
   /** Absent: /_control paths are ordinary unknown paths. */
   control: ControlHooks | undefined;
 }
@@ -149,7 +149,6 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
       return send(req, res, isLoopback(req.socket.remoteAddress) ? controlReply(req.method, url, state.control) : jsonReply(404, { error: 'not found' }));
     }
     requests += 1;
-    if (!state.pacer) return serve(req, res);
     if (!state.pacer.admit(() => serve(req, res))) send(req, res, jsonReply(503, { error: 'service unavailable: too many requests waiting' }, { 'Retry-After': '1' }));
   });
   server.keepAliveTimeout = 10_000;
@@ -161,7 +160,7 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
     cancelPending() {
       for (const timer of pending) clearTimeout(timer);
       pending.clear();
-      state.pacer?.cancel();
+      state.pacer.cancel();
     },
   };
 }

@@ -60,6 +60,22 @@ describe('a slow, shared service', () => {
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 150_000);
 
+  it('a service that degrades mid-sync (8 workers, then 2, through the control endpoint): the sync backs off, finishes, and publishes everything', async () => {
+    const upstream = await withUpstream({ scale: 150, latencyMs: 4, workers: 8 });
+    const out = tempDir();
+    const running = runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32'], { timeoutMs: 120_000 });
+    const deadline = Date.now() + 60_000;
+    while (upstream.requestCount() < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const degraded = await fetch(`${upstream.url}/_control/pacing?latency_ms=4&workers=2`, { method: 'POST' });
+    expect(await degraded.json()).toEqual({ latencyMs: 4, workers: 2 });
+    const run = await running;
+    expect(run.code, run.stderr).toBe(0);
+    const record = JSON.parse(readFileSync(join(out, LAST_SYNC_FILE), 'utf8')) as { concurrency: { configured: number; lowest: number }; records: Record<string, number> };
+    expect(record.concurrency.lowest).toBeLessThan(32);
+    for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+  }, 150_000);
+
   it('--max-rps: no second sees more requests than the cap, and the snapshot is whole', async () => {
     const upstream = await withUpstream({ scale: 12 });
     const proxy = await recordingProxy(upstream.url);

@@ -90,6 +90,6 @@ describe('upstream command', () => {
     for (const flag of ['--port', '--token', '--seed', '--scale', '--extra-fields', '--fault-rate', '--fault-kinds', '--fault-slow-ms', '--fail-path', '--profile', '--latency-ms', '--workers', '--no-control']) {
       expect(io.out()).toContain(flag);
     }
-    for (const endpoint of ['GET  /_control ', 'POST /_control/mutate?share=', 'GET  /_control/injected', 'POST /_control/faults?rate=']) expect(io.out()).toContain(endpoint);
+    for (const endpoint of ['GET  /_control ', 'POST /_control/mutate?share=', 'GET  /_control/injected', 'POST /_control/faults?rate=', 'POST /_control/pacing?latency_ms=']) expect(io.out()).toContain(endpoint);
   });
 });

@@ -31,7 +31,7 @@ describe('control endpoint over HTTP', () => {
     const res = await control('/_control');
     expect(res.status).toBe(200);
     const { endpoints } = (await res.json()) as { endpoints: { method: string; path: string }[] };
-    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults']);
+    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing']);
     expect(upstream.current.requestCount()).toBe(before);
   });
 
@@ -67,6 +67,21 @@ describe('control endpoint over HTTP', () => {
     expect((await get(upstream.current, '/servers.json')).status).toBe(200);
   });
 
+  it('POST /_control/pacing narrows a running service (503 with Retry-After beyond its queue), and no parameters restore it', async () => {
+    const burst = async (): Promise<number[]> => (await Promise.all(Array.from({ length: 30 }, () => get(upstream.current, '/operating_systems.json')))).map((r) => r.status);
+    let res = await control('/_control/pacing?latency_ms=40&workers=1', 'POST');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ latencyMs: 40, workers: 1 });
+    try {
+      // One worker and 4 waiting: 30 at once cannot all be held.
+      expect((await burst()).filter((status) => status === 503).length).toBeGreaterThan(0);
+    } finally {
+      res = await control('/_control/pacing', 'POST');
+    }
+    expect(await res.json()).toEqual({ latencyMs: 0, workers: null });
+    expect(await burst()).toEqual(Array(30).fill(200));
+  });
+
   it('malformed parameters are a 400 naming the parameter; a wrong method a 405; an unknown endpoint a 404', async () => {
     const cases: [string, string, number, RegExp][] = [
       ['/_control/mutate?share=2', 'POST', 400, /^mutate: share: expected a number from 0 to 1$/],
@@ -74,6 +89,8 @@ describe('control endpoint over HTTP', () => {
       ['/_control/mutate?shares=0.1', 'POST', 400, /^mutate: query: .*shares/],
       ['/_control/faults?rate=0.5&kinds=5xx,boom', 'POST', 400, /^faults: kinds: expected a comma-separated list of 5xx, reset/],
       ['/_control/faults', 'POST', 400, /^faults: rate: /],
+      ['/_control/pacing?workers=0', 'POST', 400, /^pacing: workers: expected an integer from 1 to 999999$/],
+      ['/_control/pacing?latency_ms=-5', 'POST', 400, /^pacing: latency_ms: /],
       ['/_control/mutate', 'GET', 405, /takes POST/],
       ['/_control/injected', 'POST', 405, /takes GET/],
       ['/_control/reboot', 'POST', 404, /no control endpoint/],

@@ -4,23 +4,27 @@ import { checkPacingOptions, createPacer, QUEUE_PER_WORKER } from '../../src/ups
 import { get, TOKEN } from './helpers.js';
 
 describe('pacer', () => {
-  it('is off unless latency or workers are set; bad values are RangeErrors naming the option', () => {
-    expect(createPacer({}, 1)).toBeUndefined();
-    expect(createPacer({ latencyMs: 0 }, 1)).toBeUndefined();
+  it('serves at once unless latency or workers are set; bad values are RangeErrors naming the option', () => {
+    for (const options of [{}, { latencyMs: 0 }]) {
+      let served = false;
+      createPacer(options, 1).admit(() => (served = true));
+      expect(served).toBe(true);
+    }
+    expect(() => createPacer({ workers: 2 }, 1).set({ workers: 0 })).toThrow(/workers/);
     expect(() => checkPacingOptions({ latencyMs: -1 })).toThrow(/latencyMs/);
     expect(() => checkPacingOptions({ latencyMs: 1.5 })).toThrow(/latencyMs/);
     expect(() => checkPacingOptions({ workers: 0 })).toThrow(/workers/);
   });
 
   it('holds one request per worker and 4 waiting per worker, refusing beyond', () => {
-    const pacer = createPacer({ latencyMs: 5, workers: 2 }, 1)!;
+    const pacer = createPacer({ latencyMs: 5, workers: 2 }, 1);
     const admitted = Array.from({ length: 12 }, () => pacer.admit(() => undefined));
     expect(admitted).toEqual([...Array<boolean>(2 + 2 * QUEUE_PER_WORKER).fill(true), false, false]);
     pacer.cancel();
   });
 
   it('with one worker, serves the waiting requests one after another in their order, then admits again', async () => {
-    const pacer = createPacer({ latencyMs: 5, workers: 1 }, 1)!;
+    const pacer = createPacer({ latencyMs: 5, workers: 1 }, 1);
     const served: number[] = [];
     await new Promise<void>((resolve) => {
       const serve = (n: number) => (): void => {
@@ -32,6 +36,25 @@ describe('pacer', () => {
     });
     expect(served).toEqual([0, 1, 2, 3, 4]);
     expect(pacer.admit(() => undefined)).toBe(true);
+    pacer.cancel();
+  });
+
+  it('set() narrows from now on: with fewer workers than requests in service, the waiting start only as those finish', async () => {
+    const pacer = createPacer({ latencyMs: 5, workers: 2 }, 1);
+    const served: number[] = [];
+    await new Promise<void>((resolve) => {
+      const serve = (n: number) => (): void => {
+        served.push(n);
+        if (served.length === 5) resolve();
+      };
+      for (let n = 0; n < 2; n++) expect(pacer.admit(serve(n))).toBe(true);
+      pacer.set({ latencyMs: 5, workers: 1 });
+      // One worker now: one busy beyond it, and room for 4 waiting, not 8.
+      for (let n = 2; n < 5; n++) expect(pacer.admit(serve(n))).toBe(true);
+      expect(pacer.admit(() => undefined)).toBe(true);
+      expect(pacer.admit(() => undefined)).toBe(false);
+    });
+    expect(served.slice(2)).toEqual([2, 3, 4]);
     pacer.cancel();
   });
 });
