@@ -59,8 +59,20 @@ export function watchSnapshots(dir: string, first: Snapshot, options: WatchOptio
     old.retire();
     options.onSwitch?.(current);
   };
+  // A check asked for while one runs must look again once it ends: the running one may have read
+  // the folder before the change the caller is asking about. Callers meanwhile share one follow-up.
+  let followUp: Promise<void> | undefined;
   const check = (): Promise<void> => {
-    running ??= attempt().finally(() => {
+    if (running) {
+      followUp ??= running
+        .catch(() => {})
+        .then(() => {
+          followUp = undefined;
+          return check();
+        });
+      return followUp;
+    }
+    running = attempt().finally(() => {
       running = undefined;
     });
     return running;
