@@ -20,12 +20,14 @@ export interface BenchArgs {
   scaling: number[];
   /** Passed to the simulated service only when given; undefined leaves it its own default. */
   profile: Profile | undefined;
+  /** Servers of the slow-service step (default 2000; --quick: 150). */
+  slowScale: number;
 }
 
 /** A usage problem: the bench exits 2 with its message. */
 export class UsageProblem extends Error {}
 
-const USAGE = '--scale N --concurrency C --quick --json FILE --max-minutes M --seed S --scaling N,N,... --profile realistic|exact';
+const USAGE = '--scale N --concurrency C --quick --json FILE --max-minutes M --seed S --scaling N,N,... --profile realistic|exact --slow-scale N';
 
 function intArg(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,6 +60,7 @@ export function parseBenchArgs(argv: string[], cwd: string, now: Date, options: 
         seed: { type: 'string' },
         scaling: { type: 'string' },
         profile: { type: 'string' },
+        'slow-scale': { type: 'string' },
       },
       strict: true,
     }));
@@ -84,5 +87,6 @@ export function parseBenchArgs(argv: string[], cwd: string, now: Date, options: 
     json: resolve(cwd, values.json ?? join('bench-results', `bench-${stamp}.json`)),
     scaling,
     profile,
+    slowScale: intArg(values['slow-scale'], 'slow-scale', 10, 1_000_000, quick ? 150 : 2000),
   };
 }

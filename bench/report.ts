@@ -7,6 +7,7 @@ import type { Profile } from './args.js';
 import type { Machine } from './machine.js';
 import type { BenchKind, ServeBenchResult } from './serve.js';
 import type { ServeScaleResult } from './serve-child.js';
+import { SLOW_TARGETS, type SlowRun, type SlowServiceResult } from './slow.js';
 
 /** Best of several runs of one floor. */
 export interface FloorResult {
@@ -108,6 +109,7 @@ export interface BenchResults {
   sweep: FloorResult[];
   scaling: ScalingEntry[];
   serve?: ServeBenchResult;
+  slowService?: SlowServiceResult;
   notes: string[];
   failures: string[];
 }
@@ -213,6 +215,7 @@ export function formatReport(results: BenchResults): string {
     out.push('', 'concurrency sweep, floor (a):');
     out.push(formatTable(['concurrency', 'best wall', 'req/s', 'runs'], results.sweep.map((f) => [f.concurrency, seconds(f.bestMs), f.requestsPerSecond, f.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')])));
   }
+  if (results.slowService) out.push('', ...formatSlowService(results.slowService));
   if (results.scaling.length > 0) out.push('', ...formatScaling(results.scaling, options.scale));
   if (results.serve) {
     const { serve, nginx, paths } = results.serve;
@@ -223,6 +226,34 @@ export function formatReport(results: BenchResults): string {
   if (results.notes.length > 0) out.push('', ...results.notes.map((note) => `note: ${note}`));
   if (results.failures.length > 0) out.push('', ...results.failures.map((failure) => `FAIL: ${failure}`));
   return `${out.join('\n')}\n`;
+}
+
+/** The slow-service step: each sync against the service's own counters, and the target. */
+export function formatSlowService(slow: SlowServiceResult): string[] {
+  const row = (label: string, run: SlowRun, note: string): (string | number | undefined)[] => {
+    const { lowest, highest } = run.concurrency;
+    return [label, seconds(run.wallMs), times(ratio(run.wallMs, slow.floorMs)), lowest === highest ? `${lowest}` : `${lowest} to ${highest}`, run.traffic.refused, run.traffic.busiestSecond, run.traffic.peakInFlight, note];
+  };
+  const refusedShare = slow.adaptive.traffic.refused / Math.max(1, slow.adaptive.traffic.requests);
+  return [
+    `slow service: ${slow.scale} servers, ${slow.latencyMs} ms a request, ${slow.workers} workers; capacity ${slow.capacity} requests/s measured, so the floor of ${slow.adaptive.requests} requests is ${seconds(slow.floorMs)}:`,
+    formatTable(
+      ['sync', 'wall', '/ floor', 'in flight', 'refused 503', 'busiest second', 'most held', 'note'],
+      [
+        row('adaptive (default)', slow.adaptive, bestOf(slow.adaptive.runsMs)),
+        row('fixed, 16 in flight', slow.fixed, bestOf(slow.fixed.runsMs)),
+        row(`--max-rps ${slow.capped.maxRps}`, slow.capped, slow.capped.traffic.busiestSecond <= slow.capped.maxRps ? 'cap kept' : 'CAP EXCEEDED'),
+        row(`${slow.workers} workers, then ${slow.degraded.degradedTo}`, slow.degraded, slow.degraded.verified ? 'verify: ok' : 'verify: FAILED'),
+      ],
+    ),
+    formatTable(
+      ['target', 'value', 'target', 'verdict'],
+      [
+        ['adaptive sync / floor', times(slow.adaptiveOverFloor), `≤ ${SLOW_TARGETS.adaptiveOverFloor}×`, verdict(slow.adaptiveOverFloor, SLOW_TARGETS.adaptiveOverFloor, true)],
+        ['adaptive: requests refused', `${(refusedShare * 100).toFixed(2)}%`, `< ${SLOW_TARGETS.refusedShare * 100}%`, verdict(refusedShare, SLOW_TARGETS.refusedShare, true)],
+      ],
+    ),
+  ];
 }
 
 const kb = (bytes: number | undefined): string | undefined => (bytes === undefined ? undefined : `${(bytes / 1024).toFixed(1)} KB`);

@@ -3,11 +3,12 @@
  * service in its own process: the floors (a bare client that fetches the same paths and
  * discards the bodies, or writes each to a new file), a full sync, a no-change re-sync, a
  * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
- * sweep, the scaling of sync, re-sync and serve, and serve against nginx. Prints tables and
+ * sweep, a slow service (20 ms a request, 8 workers: slow.ts), the scaling of sync, re-sync and
+ * serve, and serve against nginx. Prints tables and
  * writes the same as JSON.
  *
  *     node dist-bench/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
- *                                  [--seed S] [--scaling N,N,...] [--profile realistic|exact]
+ *                                  [--seed S] [--scaling N,N,...] [--profile realistic|exact] [--slow-scale N]
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { formatReport, ratio, type BenchResults, type BestSyncRun, type FloorRes
 import { perRecord, ROW_FIXED_MS, rowDoesNotFit, runMetaOf, treeBytes, type RowBasis } from './scaling.js';
 import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
 import { benchServe } from './serve.js';
+import { benchSlowService, slowPlan, slowServiceFailures } from './slow.js';
 import { measureServe } from './serve-child.js';
 import { startUpstreamChild, upstreamHasProfiles, type UpstreamChild } from './upstream-child.js';
 
@@ -98,9 +100,9 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   const upstreams = new Set<UpstreamChild>();
   let runs = 0;
 
-  const startUpstream = async (scale: number): Promise<UpstreamChild> => {
-    log(`starting the simulated service at scale ${scale}`);
-    const upstream = await startUpstreamChild({ scale, seed: args.seed, profile: args.profile, token, env, timeoutMs: Math.min(left('start upstream'), 300_000) });
+  const startUpstream = async (scale: number, pacing?: { latencyMs: number; workers: number }): Promise<UpstreamChild> => {
+    log(`starting the simulated service at scale ${scale}${pacing ? `, ${pacing.latencyMs} ms a request, ${pacing.workers} workers` : ''}`);
+    const upstream = await startUpstreamChild({ scale, seed: args.seed, profile: args.profile, token, env, timeoutMs: Math.min(left('start upstream'), 300_000), ...(pacing ? { pacing } : {}) });
     upstreams.add(upstream);
     return upstream;
   };
@@ -310,6 +312,9 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       }
     }
     await stopUpstream(upstream);
+
+    results.slowService = await benchSlowService({ cli: CLI, floor: FLOOR, env, tmp, log, left, startUpstream, stopUpstream }, slowPlan(args.slowScale, args.quick));
+    results.failures.push(...slowServiceFailures(results.slowService));
 
     // Scaling: at each server count, a sync into an empty folder, a no-change re-sync and serve on
     // the result; the bench's own scale reuses its rounds. A row runs only when the pace of the

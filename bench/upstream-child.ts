@@ -34,9 +34,12 @@ export async function startUpstreamChild(options: {
   token: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** A slow service: mean service time and workers (`upstream --latency-ms --workers`). */
+  pacing?: { latencyMs: number; workers: number };
 }): Promise<UpstreamChild> {
   const profile = options.profile === undefined ? [] : ['--profile', options.profile];
-  const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed), ...profile], {
+  const pacing = options.pacing ? ['--latency-ms', String(options.pacing.latencyMs), '--workers', String(options.pacing.workers)] : [];
+  const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed), ...profile, ...pacing], {
     env: { ...options.env, INVENTORY_API_TOKEN: options.token },
   });
   let stderr = '';

@@ -8,7 +8,7 @@
  * Prints `upstream listening on URL` and then one JSON line of record counts. Stops on SIGTERM,
  * SIGINT or the end of stdin. The token comes from INVENTORY_API_TOKEN.
  *
- *     node dist-bench/bench/upstream-proc.js --scale N [--seed S] [--profile realistic|exact]
+ *     node dist-bench/bench/upstream-proc.js --scale N [--seed S] [--profile realistic|exact] [--latency-ms MS --workers N]
  *
  * `--profile` is handed to the service only when given, so this runs on builds with and without
  * data profiles (the bench refuses the flag on a build without them).
@@ -26,7 +26,7 @@ function countReport(report: MutationReport): { added: number; removed: number; 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { scale: { type: 'string' }, seed: { type: 'string' }, profile: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ options: { scale: { type: 'string' }, seed: { type: 'string' }, profile: { type: 'string' }, 'latency-ms': { type: 'string' }, workers: { type: 'string' } }, strict: true });
   const token = process.env.INVENTORY_API_TOKEN;
   if (!token) throw new Error('env INVENTORY_API_TOKEN is required');
   const profile = values.profile;
@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     seed: Number(values.seed ?? '1'),
     // Spread, so this compiles whether or not UpstreamOptions has a profile yet.
     ...(profile === undefined ? {} : { profile: profile as Profile }),
+    ...(values['latency-ms'] === undefined ? {} : { latencyMs: Number(values['latency-ms']) }),
+    ...(values.workers === undefined ? {} : { workers: Number(values.workers) }),
   });
   process.stdout.write(`upstream listening on ${upstream.url}\n${JSON.stringify({ counts: upstream.counts() })}\n`);
 

@@ -28,7 +28,8 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   out: { type: 'string', value: 'DIR', description: 'output folder (env INVENTORY_MIRROR_OUT, config out; default ./output)' },
   'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
   config: CONFIG_OPTION,
-  concurrency: { type: 'string', value: 'N', description: 'requests in flight at most; lowered for a while when the service says it is overloaded (config sync.concurrency, default 16)' },
+  concurrency: { type: 'string', value: 'N', description: 'requests in flight at most (config sync.concurrency, default 16); the sync starts lower and adapts to the service\'s latency and overload answers' },
+  'fixed-concurrency': { type: 'boolean', description: 'keep exactly --concurrency requests in flight instead of adapting (config sync.adaptive false)' },
   'max-rps': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
   strict: { type: 'boolean', description: 'fail on findings that quality.accept in the config does not accept' },
   'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
@@ -61,6 +62,7 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   const sync = { ...(raw.sync as Record<string, unknown> | undefined) };
   const concurrency = intFlag(parsed, 'concurrency', 1, 256);
   if (concurrency !== undefined) sync.concurrency = concurrency;
+  if (parsed.values['fixed-concurrency']) sync.adaptive = false;
   const rate = intFlag(parsed, 'max-rps', 1, 100_000);
   if (rate !== undefined) sync.maxRequestsPerSecond = rate;
   if (parsed.values.strict) sync.strict = true;
@@ -164,7 +166,7 @@ async function afterRun(job: SyncJob, output: Output, started: Date, result: Syn
         at: end,
         durationMs: end.getTime() - started.getTime(),
         status: failed || !result ? 'failed' : result.status,
-        ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, findings: result.findings } : {}),
+        ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings } : {}),
       });
     } catch (problem) {
       output.warn(problem instanceof MirrorError ? problem.message : String(problem));

@@ -11,6 +11,7 @@ const values = z.array(z.string().min(1)).default([]);
 
 export const syncSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).default(16),
+  adaptive: z.boolean().default(true),
   maxRequestsPerSecond: z.number().min(0).default(0),
   strict: z.boolean().default(false),
   timeoutMs: z.int().min(100).default(30_000),

@@ -1,7 +1,7 @@
 /**
  * The one HTTP client of a sync: a single undici keep-alive pool, a cap on requests in flight
- * that adapts to the service (halved when it says it is overloaded, grown back slowly), an
- * optional rate cap, retries with backoff, a timeout per request (headers, body inactivity, and a
+ * that adapts to the service (limit.ts: started low, raised while latency stays flat, cut when it
+ * grows or the service says it is overloaded), an optional rate cap, retries with backoff, a timeout per request (headers, body inactivity, and a
  * total) and an overall deadline. A body is handed to the caller's reader as it arrives; a reader
  * that finds it unusable (a wrong envelope, a cut body, a login page) makes it a fault of that
  * request, retried like a 503.
@@ -24,6 +24,7 @@ import {
   WrongServiceError,
 } from '../errors.js';
 import { nestsDeeper, ScanError, TooDeepError } from '../json/scan.js';
+import { ConcurrencyLimit } from './limit.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
 interface ClientOptions {
@@ -31,6 +32,8 @@ interface ClientOptions {
   token: string;
   /** Requests in flight at most (the adaptive cap never goes above it). */
   concurrency: number;
+  /** Adapt the cap to the service's latency and overload answers; false: always `concurrency`. */
+  adaptive: boolean;
   /** Requests started per second at most; 0: no cap. */
   maxRequestsPerSecond?: number;
   /** Headers, and body inactivity, per request. */
@@ -45,7 +48,7 @@ interface ClientOptions {
   onResponse?: () => void;
   /** Called before each retry with the reason, for the log. */
   onRetry?: (path: string, reason: string, delayMs: number) => void;
-  /** Told when the cap on requests in flight changes. */
+  /** Told when the cap on requests in flight goes down. */
   onConcurrency?: (limit: number, reason: string) => void;
   /** Aborts every request (a shutdown); requests then fail with E_ABORTED. */
   signal?: AbortSignal | undefined;
@@ -69,8 +72,8 @@ interface ClientStats {
   notModified: number;
   /** Retries per reason, for one summary line instead of one line per retry. */
   retryReasons: Map<string, number>;
-  /** The lowest the adaptive cap went (equal to the configured concurrency when never lowered). */
-  lowestConcurrency: number;
+  /** Answers that said the service is overloaded, by status (429, 503). */
+  overloadAnswers: Map<number, number>;
 }
 
 /** A body that took longer than sync.requestDeadlineMs in all (a service dripping a byte a second). */
@@ -100,6 +103,9 @@ function describeNetworkError(error: unknown): string | undefined {
 
 type Attempt<T> = { kind: 'done'; result: Fetched<T> } | { kind: 'retry'; reason: string; status?: number; retryAfterMs?: number; overload?: boolean };
 
+/** Slack on the rate cap's second: the service counts arrivals, which the network may bunch a little. */
+const RATE_MARGIN_MS = 25;
+
 /** Deeper JSON would overflow the recursive walks of validation and encoding. */
 const MAX_DEPTH = 100;
 
@@ -117,13 +123,14 @@ export class Client {
   readonly #origin: string;
   /** Whether any request got a usable JSON answer: before that, an HTML page means a wrong base URL. */
   #sawJson = false;
-  /** Successes since the cap last changed. */
-  #calm = 0;
-  #lastCut = 0;
+  readonly #cap: ConcurrencyLimit;
   /** No request starts before this time (a Retry-After applies to the whole service). */
   #pausedUntil = 0;
   /** When the next request may start under the rate cap. */
   #nextSlot = 0;
+  /** The start times of the last `maxRequestsPerSecond` (at least 1) requests, a ring from #startIndex (the oldest). */
+  readonly #starts: number[] = [];
+  #startIndex = 0;
   /** Bodies being read, with when their request started: a sweep cuts off those past requestDeadlineMs. */
   readonly #reading = new Map<Readable, number>();
   readonly #sweep: NodeJS.Timeout | undefined;
@@ -134,8 +141,9 @@ export class Client {
     this.#origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#pool = new Pool(url.origin, { connections: options.concurrency, keepAliveTimeout: 10_000, pipelining: 1 });
-    this.#limit = pLimit(options.concurrency);
-    this.stats = { requests: 0, retries: 0, bytes: 0, notModified: 0, retryReasons: new Map(), lowestConcurrency: options.concurrency };
+    this.#cap = new ConcurrencyLimit(options.concurrency, options.adaptive);
+    this.#limit = pLimit(this.#cap.limit);
+    this.stats = { requests: 0, retries: 0, bytes: 0, notModified: 0, retryReasons: new Map(), overloadAnswers: new Map() };
     // Every request in flight listens on this one signal.
     setMaxListeners(0, this.#deadline.signal);
     this.#deadlineTimer = setTimeout(() => this.#deadline.abort(), options.deadlineMs);
@@ -157,9 +165,9 @@ export class Client {
     return `${this.#origin}${this.#prefix}`;
   }
 
-  /** The cap on requests in flight right now. */
-  get concurrency(): number {
-    return this.#limit.concurrency;
+  /** The range the cap on requests in flight took so far. */
+  get concurrency(): { lowest: number; highest: number } {
+    return this.#cap.range;
   }
 
   /**
@@ -202,7 +210,6 @@ export class Client {
       const outcome = await this.#once(path, read, validators);
       if (outcome.kind === 'done') {
         this.#options.onResponse?.();
-        this.#succeeded();
         return outcome.result;
       }
       if (outcome.reason.startsWith('the body is not JSON') && !this.#sawJson && ++htmlAnswers >= HTML_ATTEMPTS_BEFORE_JSON) {
@@ -211,7 +218,8 @@ export class Client {
       if (attempt >= retry.retries) {
         throw new RequestFailedError(path, `GET ${path} failed after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${outcome.reason}`, outcome.status === undefined ? {} : { status: outcome.status });
       }
-      if (outcome.overload) this.#overloaded(outcome.reason);
+      if (outcome.status === 429 || outcome.status === 503) this.stats.overloadAnswers.set(outcome.status, (this.stats.overloadAnswers.get(outcome.status) ?? 0) + 1);
+      if (outcome.overload) this.#apply(this.#cap.overloaded(Date.now(), outcome.reason));
       const delay = retryDelay(attempt, retry, outcome.retryAfterMs);
       if (outcome.retryAfterMs !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
       this.stats.retries++;
@@ -226,42 +234,38 @@ export class Client {
     }
   }
 
-  /** Waits for a Retry-After pause and for a slot under the rate cap. */
+  /**
+   * Waits for a Retry-After pause and for a turn under the rate cap: evenly spaced starts, and
+   * never more than the cap within any one second (the start `rate` requests back is a second
+   * old), however late a timer fires. Waiters that woke together check again; one goes.
+   */
   async #waitTurn(path: string): Promise<void> {
     const rate = this.#options.maxRequestsPerSecond ?? 0;
-    let wait = this.#pausedUntil - Date.now();
+    for (;;) {
+      const now = Date.now();
+      let ready = this.#pausedUntil;
+      if (rate > 0) ready = Math.max(ready, this.#nextSlot, (this.#starts[this.#startIndex] ?? Number.NEGATIVE_INFINITY) + 1000 + RATE_MARGIN_MS);
+      if (ready <= now) break;
+      try {
+        await sleep(ready - now, undefined, { signal: this.#deadline.signal });
+      } catch {
+        this.#checkDeadline(path);
+      }
+    }
     if (rate > 0) {
       const now = Date.now();
-      const slot = Math.max(now, this.#nextSlot, this.#pausedUntil);
-      this.#nextSlot = slot + 1000 / rate;
-      wait = slot - now;
-    }
-    if (wait <= 0) return;
-    try {
-      await sleep(wait, undefined, { signal: this.#deadline.signal });
-    } catch {
-      this.#checkDeadline(path);
+      this.#starts[this.#startIndex] = now;
+      this.#startIndex = (this.#startIndex + 1) % Math.max(1, Math.floor(rate));
+      this.#nextSlot = now + 1000 / rate;
     }
   }
 
-  /** The service said it is overloaded: halve the cap, at most once a second. */
-  #overloaded(reason: string): void {
-    const now = Date.now();
-    if (now - this.#lastCut < 1000 || this.#limit.concurrency <= 1) return;
-    this.#lastCut = now;
-    this.#calm = 0;
-    this.#limit.concurrency = Math.max(1, Math.floor(this.#limit.concurrency / 2));
-    this.stats.lowestConcurrency = Math.min(this.stats.lowestConcurrency, this.#limit.concurrency);
-    this.#options.onConcurrency?.(this.#limit.concurrency, reason);
-  }
-
-  /** A calm stretch as long as the cap grows the cap back by one, up to the configured concurrency. */
-  #succeeded(): void {
-    const limit = this.#limit.concurrency;
-    if (limit >= this.#options.concurrency) return;
-    if (++this.#calm < limit * 4) return;
-    this.#calm = 0;
-    this.#limit.concurrency = limit + 1;
+  /** Puts a new cap in force; a lower one is worth a line in the log. */
+  #apply(change: { limit: number; reason: string } | undefined): void {
+    if (!change) return;
+    const lower = change.limit < this.#limit.concurrency;
+    this.#limit.concurrency = change.limit;
+    if (lower) this.#options.onConcurrency?.(change.limit, change.reason);
   }
 
   #checkDeadline(path: string): void {
@@ -277,6 +281,7 @@ export class Client {
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.stats.requests++;
     const started = Date.now();
+    const sent = performance.now();
     let response;
     try {
       response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs, signal: this.#deadline.signal });
@@ -290,6 +295,7 @@ export class Client {
       return { kind: 'retry', reason, overload: reason === 'timed out' };
     }
     const { statusCode, body } = response;
+    if (statusCode === 200 || statusCode === 304 || statusCode === 404) this.#apply(this.#cap.answered(performance.now() - sent, this.#limit.activeCount));
     const header = (name: string): string | undefined => {
       const value = response.headers[name];
       return Array.isArray(value) ? value[0] : value;

@@ -16,6 +16,9 @@ interface RunMetrics {
   records?: Record<ResourceName, number>;
   requests?: number;
   notModified?: number;
+  /** Answers that said the service is overloaded, by status. */
+  overloadAnswers?: Record<string, number>;
+  concurrency?: { lowest: number; highest: number };
   findings?: { total: number; accepted: number; groups: { resource: ResourceName; code: string; count: number }[] };
   /** The time of the last successful run, when this one failed (read from the previous file). */
   lastSuccess?: Date;
@@ -42,6 +45,14 @@ function metricsText(metrics: RunMetrics): string {
   if (metrics.records) gauge('records', 'Records per resource in the published snapshot.', RESOURCE_NAMES.map((r) => [`{resource="${r}"}`, metrics.records![r]]));
   if (metrics.requests !== undefined) gauge('last_run_requests', 'Requests the last sync made.', [['', metrics.requests]]);
   if (metrics.notModified !== undefined) gauge('last_run_not_modified', 'Requests of the last sync answered 304 Not Modified.', [['', metrics.notModified]]);
+  if (metrics.overloadAnswers) {
+    const answers = metrics.overloadAnswers;
+    gauge('last_run_overload_answers', 'Answers of the last sync that said the service is overloaded, by status.', ['429', '503'].map((s) => [`{status="${s}"}`, answers[s] ?? 0]));
+  }
+  if (metrics.concurrency) {
+    const { lowest, highest } = metrics.concurrency;
+    gauge('last_run_concurrency', 'The range of requests in flight the last sync allowed itself.', [['{bound="lowest"}', lowest], ['{bound="highest"}', highest]]);
+  }
   if (metrics.findings) {
     gauge('findings', 'Data-quality findings of the snapshot (all, and accepted by quality.accept).', [
       ['{accepted="false"}', metrics.findings.total - metrics.findings.accepted],

@@ -48,8 +48,10 @@ export interface SyncResult {
   bytesReceived: number;
   /** Retries per reason. */
   retryReasons: Record<string, number>;
-  /** The configured cap on requests in flight, and the lowest the service's overload made it. */
-  concurrency: { configured: number; lowest: number };
+  /** The configured cap on requests in flight (the ceiling, when adaptive) and the range the cap took. */
+  concurrency: { configured: number; adaptive: boolean; lowest: number; highest: number };
+  /** Answers that said the service is overloaded, by status ("429", "503"). */
+  overloadAnswers: Record<string, number>;
   findings: FindingsSummary;
   /** Files staged and placed (for a dry run: that would be). */
   written: string[];

@@ -12,6 +12,13 @@ function retryLine(result: SyncResult): string {
   return `${result.retries} retried: ${reasons.slice(0, 3).map(([reason, n]) => `${n}× ${reason}`).join(', ')}${reasons.length > 3 ? ', …' : ''}`;
 }
 
+function concurrencyLine({ concurrency, overloadAnswers }: SyncResult): string {
+  const { lowest, highest, configured, adaptive } = concurrency;
+  const range = lowest === highest ? `${lowest}` : `${lowest} to ${highest}`;
+  const overloads = Object.entries(overloadAnswers).map(([status, n]) => `${n}× ${status}`);
+  return `in flight ${range} (${adaptive ? `adaptive, at most ${configured}` : 'fixed'}); ${overloads.length ? `overloaded answers: ${overloads.join(', ')}` : 'no 429 or 503 answers'}`;
+}
+
 export function formatSummary(result: SyncResult, source: string): string {
   const verb = result.status === 'dry-run' ? 'dry run (nothing published)' : result.status;
   const lines = [`${verb}: ${source} → ${result.out} in ${(result.durationMs / 1000).toFixed(1)}s`];
@@ -21,7 +28,7 @@ export function formatSummary(result: SyncResult, source: string): string {
   const kib = Math.round(result.bytesReceived / 1024);
   const rate = Math.round(result.requests / Math.max(result.durationMs / 1000, 0.001));
   lines.push(`  requests ${result.requests} at ${rate}/s (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
-  if (result.concurrency.lowest < result.concurrency.configured) lines.push(`  the service was overloaded: requests in flight went down to ${result.concurrency.lowest} (of ${result.concurrency.configured})`);
+  lines.push(`  ${concurrencyLine(result)}`);
   const files = result.status === 'dry-run' ? 'would write' : 'files';
   lines.push(`  ${files} ${result.written.length}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.removed.length}${result.status === 'dry-run' ? '' : ' removed'}, ${result.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);

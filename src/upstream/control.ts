@@ -9,6 +9,7 @@ import { FAULT_KINDS, type FaultOptions } from './faults.js';
 import type { InjectedReport } from './injected.js';
 import type { MutationReport } from './mutate.js';
 import type { PacingOptions } from './pacing.js';
+import type { Traffic } from './traffic.js';
 import { jsonReply, type Reply } from './reply.js';
 
 /** What the control endpoint acts on. */
@@ -17,6 +18,7 @@ export interface ControlHooks {
   injected(): InjectedReport;
   setFaults(faults: FaultOptions | undefined): void;
   setPacing(pacing: PacingOptions): void;
+  traffic: Traffic;
 }
 
 const CONTROL_PATH = '/_control';
@@ -28,6 +30,8 @@ export const CONTROL_ENDPOINTS = [
   { method: 'GET', path: '/_control/injected', does: 'the nulls, wrong types, view mismatches and dangling references the data holds, and the fields only one view carries' },
   { method: 'POST', path: '/_control/faults?rate=0.1&kinds=5xx,reset&seed=N', does: 'replaces the fault settings (kinds and seed optional); rate=0 clears them' },
   { method: 'POST', path: '/_control/pacing?latency_ms=20&workers=8', does: 'replaces the mean service time and the workers from now on (either optional: 0 ms, unlimited); a service degrading mid-run' },
+  { method: 'GET', path: '/_control/traffic', does: 'requests since the last reset, the most within any one second, the most held at once, and those refused with 503 (queue full)' },
+  { method: 'POST', path: '/_control/traffic/reset', does: 'starts those counters again' },
 ] as const;
 
 /** Whether a request path is the control endpoint's. */
@@ -109,6 +113,11 @@ export function controlReply(method: string | undefined, url: string, hooks: Con
       hooks.setPacing(pacing);
       return jsonReply(200, { latencyMs: pacing.latencyMs ?? 0, workers: pacing.workers ?? null });
     }
+    case '/_control/traffic':
+      return jsonReply(200, hooks.traffic.report());
+    case '/_control/traffic/reset':
+      hooks.traffic.reset();
+      return jsonReply(200, hooks.traffic.report());
     default:
       return jsonReply(200, { endpoints: CONTROL_ENDPOINTS });
   }

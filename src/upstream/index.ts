@@ -14,6 +14,7 @@ import { exactProfile, PROFILES, type ProfileName } from './profile.js';
 import { RealisticProfile } from './realistic.js';
 import { createUpstreamServer, type ForcedResponse } from './server.js';
 import { Store, type HiddenAttributes } from './store.js';
+import { createTraffic, type TrafficReport } from './traffic.js';
 
 export type { FaultKind, FaultOptions } from './faults.js';
 export { FAULT_KINDS } from './faults.js';
@@ -59,6 +60,8 @@ export interface Upstream {
   setPacing(pacing: PacingOptions): void;
   /** Requests received since start, faulted and refused ones included, control requests not. */
   requestCount(): number;
+  /** What the service saw since the last reset (`POST /_control/traffic/reset`): busiest second, peak held, refusals. */
+  traffic(): TrafficReport;
   /** Record counts per resource. */
   counts(): Record<ResourceName, number>;
   /** Replace or add one record, given as its documented single view and kept as given; the profile renders both views from it (exact: the list item drops the single-only fields). Hidden attrs optional. */
@@ -91,8 +94,9 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
   };
   const overrides = new Map<string, ForcedResponse>();
   const setPacing = (next: PacingOptions): void => pacer.set(next);
-  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults, setPacing };
-  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, control });
+  const traffic = createTraffic();
+  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults, setPacing, traffic };
+  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, control, traffic });
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -118,6 +122,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
     setFaults,
     setPacing,
     requestCount,
+    traffic: () => traffic.report(),
     counts: () => store.counts(),
     putRecord: (resource, record, hidden) => store.put(resource, record as View, hidden),
     removeRecord: (resource, id) => store.remove(resource, id),

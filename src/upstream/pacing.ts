@@ -1,10 +1,10 @@
 /**
- * A slow, shared service: each request takes a service time (mean `latencyMs`, jittered from a
- * seeded stream so that runs replay alike) and holds one of `workers` meanwhile; the others wait
+ * A slow, shared service: each request takes a service time (mean `latencyMs`, log-normal with a
+ * tail, drawn from a seeded stream so that runs replay alike) and holds one of `workers` meanwhile; the others wait
  * in a queue, and once more than QUEUE_PER_WORKER × workers wait, the service answers 503 with
  * Retry-After, as an overloaded app server behind its proxy does.
  */
-import { createRng } from './random.js';
+import { createRng, type Rng } from './random.js';
 
 /** How slow and how narrow the service is; both off by default. */
 export interface PacingOptions {
@@ -13,6 +13,11 @@ export interface PacingOptions {
   /** Requests served at once (default unlimited). */
   workers?: number;
 }
+
+/** The spread (σ of the log) of service times; their mean stays `latencyMs`. */
+const SPREAD = 0.5;
+/** The slowest service time, as a multiple of the mean. */
+const TAIL_CAP = 10;
 
 /** Requests that may wait per worker before the service refuses more. */
 export const QUEUE_PER_WORKER = 4;
@@ -34,6 +39,17 @@ export function checkPacingOptions(options: PacingOptions): void {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`workers must be a positive integer, got ${workers}`);
 }
 
+/**
+ * One service time around a mean of `latencyMs`: log-normal, as response times of a web
+ * application are, most near the median and a long tail of slow ones (about 1 in 100 over 3× the
+ * mean), cut at TAIL_CAP × the mean.
+ */
+export function drawServiceTime(rng: Rng, latencyMs: number): number {
+  if (latencyMs === 0) return 0;
+  const normal = Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
+  return Math.round(latencyMs * Math.min(TAIL_CAP, Math.exp(SPREAD * normal - (SPREAD * SPREAD) / 2)));
+}
+
 /** A pacer; with neither option set, requests are served at once, as by an unpaced service. */
 export function createPacer(options: PacingOptions, seed: number): Pacer {
   const rng = createRng(seed);
@@ -43,8 +59,7 @@ export function createPacer(options: PacingOptions, seed: number): Pacer {
   let workers = Number.POSITIVE_INFINITY;
   let busy = 0;
 
-  // Uniform between half and one and a half times the mean.
-  const serviceTime = (): number => (latencyMs === 0 ? 0 : Math.round(latencyMs * (0.5 + rng.next())));
+  const serviceTime = (): number => drawServiceTime(rng, latencyMs);
   const start = (serve: () => void): void => {
     busy += 1;
     const timer = setTimeout(() => {

@@ -12,6 +12,7 @@ import type { FaultDecision, FaultPlan } from './faults.js';
 import type { Pacer } from './pacing.js';
 import { JSON_TYPE, jsonReply, type Reply } from './reply.js';
 import type { Store } from './store.js';
+import type { Traffic } from './traffic.js';
 
 /** A forced answer for one path (see Upstream.override). */
 export interface ForcedResponse {
@@ -30,6 +31,7 @@ interface HandlerState {
   pacer: Pacer;
   /** Absent: /_control paths are ordinary unknown paths. */
   control: ControlHooks | undefined;
+  traffic: Traffic;
 }
 
 const LOGIN_PAGE = Buffer.from(
@@ -149,7 +151,11 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
       return send(req, res, isLoopback(req.socket.remoteAddress) ? controlReply(req.method, url, state.control) : jsonReply(404, { error: 'not found' }));
     }
     requests += 1;
-    if (!state.pacer.admit(() => serve(req, res))) send(req, res, jsonReply(503, { error: 'service unavailable: too many requests waiting' }, { 'Retry-After': '1' }));
+    const answered = state.traffic.arrived(performance.now());
+    res.on('close', answered);
+    if (state.pacer.admit(() => serve(req, res))) return;
+    state.traffic.refused();
+    send(req, res, jsonReply(503, { error: 'service unavailable: too many requests waiting' }, { 'Retry-After': '1' }));
   });
   server.keepAliveTimeout = 10_000;
   server.headersTimeout = 15_000;

@@ -65,6 +65,16 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
     expect(results.ratios.scriptOverSync).toBeGreaterThan(0);
   }
 
+  // The slow service, as it counted the syncs: the cap kept, the degraded run verified, the adaptive run barely refused.
+  const slow = results.slowService;
+  expect(slow.capacity).toBeGreaterThan(0);
+  expect(slow.adaptive.requests).toBe(slow.adaptive.traffic.requests);
+  expect(slow.adaptive.concurrency.lowest).toBe(4);
+  expect(slow.fixed.concurrency).toEqual({ lowest: 16, highest: 16 });
+  expect(slow.capped.traffic.busiestSecond).toBeLessThanOrEqual(100);
+  expect(slow.degraded.verified).toBe(true);
+  expect(stdout).toMatch(/slow service: 150 servers, 20 ms a request, 8 workers/);
+
   expect(results.options).toMatchObject({ scaling: [150, 300], profile: null });
   expect(stdout).toMatch(/scaling, serve on the synced folder/);
   expect(results.scaling.map((row: ScalingRow) => [row.scale, row.runs])).toEqual([

@@ -3,10 +3,9 @@
  * Retry-After honoured) and never starts more requests per second than --max-rps allows, and
  * still publishes the whole snapshot.
  */
-import { request, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { verifyFolder } from '../../src/verify/verify.js';
@@ -14,78 +13,88 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { tokenFile, withUpstream } from '../helpers/upstream.js';
 
-/** A pass-through proxy on loopback in front of `target` that notes when each request arrived. */
-async function recordingProxy(target: string): Promise<{ url: string; arrivals: number[] }> {
-  const arrivals: number[] = [];
-  const upstream = new URL(target);
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    arrivals.push(performance.now());
-    const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  server.unref();
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, arrivals };
+interface RunRecord {
+  concurrency: { configured: number; adaptive: boolean; lowest: number; highest: number };
+  overloadAnswers: Record<string, number>;
+  records: Record<string, number>;
+  retries: number;
 }
 
-/** The most requests that arrived within any one second. */
-function busiestSecond(arrivals: readonly number[]): number {
-  const sorted = [...arrivals].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= 1000) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
+const lastSync = (out: string): RunRecord => JSON.parse(readFileSync(join(out, LAST_SYNC_FILE), 'utf8')) as RunRecord;
 
 describe('a slow, shared service', () => {
-  it('overloaded (few workers, 503 with Retry-After), the sync lowers its concurrency, says so with -v, and publishes everything', async () => {
-    const upstream = await withUpstream({ scale: 150, latencyMs: 4, workers: 2 });
+  it('adaptive (the default): on a service of 2 workers, starts low, stays near what it can serve, is barely refused, and publishes everything', async () => {
+    const upstream = await withUpstream({ scale: 150, latencyMs: 5, workers: 2 });
     const out = tempDir();
-    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32', '-v'], { timeoutMs: 120_000 });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/the service is overloaded \(.*503.*\): \d+ requests? in flight at most for now/);
-    const record = JSON.parse(readFileSync(join(out, LAST_SYNC_FILE), 'utf8')) as { concurrency: { configured: number; lowest: number }; records: Record<string, number>; retries: number };
-    expect(record.concurrency.configured).toBe(32);
-    expect(record.concurrency.lowest).toBeLessThan(32);
-    expect(record.retries).toBeGreaterThan(0);
+    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32'], { timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const traffic = upstream.traffic();
+    // The service holds 2 in service and 8 waiting before it refuses.
+    expect(traffic.refused).toBeLessThan(traffic.requests * 0.01);
+    const record = lastSync(out);
+    expect(record.concurrency).toMatchObject({ configured: 32, adaptive: true, lowest: 4 });
+    expect(record.concurrency.highest).toBeLessThan(32);
+    expect(run.stdout).toMatch(new RegExp(`in flight 4 to ${record.concurrency.highest} \\(adaptive, at most 32\\); `));
     for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+  }, 150_000);
+
+  it('--fixed-concurrency keeps what it was told through 503 answers, counts them, and still publishes everything', async () => {
+    const upstream = await withUpstream({ scale: 60, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
+    const out = tempDir();
+    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '12', '--fixed-concurrency'], { timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const record = lastSync(out);
+    expect(record.concurrency).toEqual({ configured: 12, adaptive: false, lowest: 12, highest: 12 });
+    expect(record.overloadAnswers['503']).toBeGreaterThan(0);
+    expect(run.stdout).toContain(`in flight 12 (fixed); overloaded answers: ${record.overloadAnswers['503']}× 503`);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+  }, 150_000);
+
+  it('503 answers halve the requests in flight (said with -v, counted in the summary)', async () => {
+    const upstream = await withUpstream({ scale: 150, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
+    const out = tempDir();
+    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32', '-v'], { timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/the service is overloaded \(HTTP 503\): [12] requests? in flight at most for now/);
+    const record = lastSync(out);
+    expect(record.concurrency.lowest).toBeLessThanOrEqual(2);
+    expect(record.overloadAnswers['503']).toBeGreaterThan(0);
+    for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
   }, 150_000);
 
   it('a service that degrades mid-sync (8 workers, then 2, through the control endpoint): the sync backs off, finishes, and publishes everything', async () => {
-    const upstream = await withUpstream({ scale: 150, latencyMs: 4, workers: 8 });
+    const upstream = await withUpstream({ scale: 150, latencyMs: 5, workers: 8 });
     const out = tempDir();
-    const running = runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32'], { timeoutMs: 120_000 });
+    const running = runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32', '-v'], { timeoutMs: 120_000 });
     const deadline = Date.now() + 60_000;
-    while (upstream.requestCount() < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    const degraded = await fetch(`${upstream.url}/_control/pacing?latency_ms=4&workers=2`, { method: 'POST' });
-    expect(await degraded.json()).toEqual({ latencyMs: 4, workers: 2 });
+    while (upstream.requestCount() < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const degraded = await fetch(`${upstream.url}/_control/pacing?latency_ms=5&workers=2`, { method: 'POST' });
+    expect(await degraded.json()).toEqual({ latencyMs: 5, workers: 2 });
+    await fetch(`${upstream.url}/_control/traffic/reset`, { method: 'POST' });
     const run = await running;
     expect(run.code, run.stderr).toBe(0);
-    const record = JSON.parse(readFileSync(join(out, LAST_SYNC_FILE), 'utf8')) as { concurrency: { configured: number; lowest: number }; records: Record<string, number> };
-    expect(record.concurrency.lowest).toBeLessThan(32);
+    // It had grown past what 2 workers serve, and came down once they were all there was.
+    const record = lastSync(out);
+    expect(record.concurrency.highest).toBeGreaterThan(4);
+    expect(run.stderr).toMatch(/the service is overloaded \((latency rose from \d+ to \d+ ms|HTTP 503)\): \d+ requests? in flight at most for now/);
+    const after = upstream.traffic();
+    expect(after.requests).toBeGreaterThan(100);
+    expect(after.refused).toBeLessThan(after.requests * 0.01);
     for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 150_000);
 
-  it('--max-rps: no second sees more requests than the cap, and the snapshot is whole', async () => {
+  it('--max-rps: the service counts no second with more requests than the cap, and the snapshot is whole', async () => {
     const upstream = await withUpstream({ scale: 12 });
-    const proxy = await recordingProxy(upstream.url);
     const out = tempDir();
-    const run = await runCli(['sync', '--base-url', proxy.url, '--token-file', tokenFile(), '--out', out, '--max-rps', '20', '--concurrency', '16']);
+    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--max-rps', '20', '--concurrency', '16']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(proxy.arrivals.length).toBeGreaterThan(40);
-    expect(busiestSecond(proxy.arrivals)).toBeLessThanOrEqual(21);
+    const traffic = upstream.traffic();
+    expect(traffic.requests).toBeGreaterThan(40);
+    expect(traffic.busiestSecond).toBeLessThanOrEqual(20);
+    expect(traffic.busiestSecond).toBeGreaterThanOrEqual(18);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
-
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startUpstream, type Upstream } from '../../src/upstream/index.js';
-import { checkPacingOptions, createPacer, QUEUE_PER_WORKER } from '../../src/upstream/pacing.js';
+import { checkPacingOptions, createPacer, drawServiceTime, QUEUE_PER_WORKER } from '../../src/upstream/pacing.js';
+import { createRng } from '../../src/upstream/random.js';
 import { get, TOKEN } from './helpers.js';
 
 describe('pacer', () => {
@@ -14,6 +15,22 @@ describe('pacer', () => {
     expect(() => checkPacingOptions({ latencyMs: -1 })).toThrow(/latencyMs/);
     expect(() => checkPacingOptions({ latencyMs: 1.5 })).toThrow(/latencyMs/);
     expect(() => checkPacingOptions({ workers: 0 })).toThrow(/workers/);
+  });
+
+  it('draws service times around the mean with a tail, the same for the same seed', () => {
+    const draws = (seed: number): number[] => {
+      const rng = createRng(seed);
+      return Array.from({ length: 20_000 }, () => drawServiceTime(rng, 20));
+    };
+    const times = draws(5);
+    expect(draws(5)).toEqual(times);
+    const sorted = [...times].sort((a, b) => a - b);
+    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    expect(mean).toBeGreaterThan(19);
+    expect(mean).toBeLessThan(21);
+    expect(sorted[10_000]).toBeLessThan(20);
+    expect(sorted[19_800]).toBeGreaterThan(50);
+    expect(sorted.at(-1)).toBeLessThanOrEqual(200);
   });
 
   it('holds one request per worker and 4 waiting per worker, refusing beyond', () => {
