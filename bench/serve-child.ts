@@ -106,13 +106,18 @@ export function median(values: readonly number[]): number {
 
 const mb = (bytes: number | undefined): number | undefined => (bytes === undefined ? undefined : Math.round(bytes / 2 ** 20));
 
-async function timedGet(pool: Pool, path: string): Promise<{ ms: number; body: string }> {
+/**
+ * The time until the whole answer has arrived. The bytes are kept as they came: decoding a 15 MB
+ * answer into a string is the client's cost, not serve's.
+ */
+async function timedGet(pool: Pool, path: string): Promise<{ ms: number; body: Buffer }> {
   const started = performance.now();
   const res = await pool.request({ path, method: 'GET' });
-  const body = await res.body.text();
+  const chunks: Buffer[] = [];
+  for await (const chunk of res.body as AsyncIterable<Buffer>) chunks.push(chunk);
   const ms = performance.now() - started;
   if (res.statusCode !== 200) throw new Error(`serve answered GET ${path} with ${res.statusCode}`);
-  return { ms, body };
+  return { ms, body: Buffer.concat(chunks) };
 }
 
 /**
@@ -139,7 +144,7 @@ export async function measureServe(options: {
 
     const path = `/servers.json?search=${encodeURIComponent(term)}`;
     const one = new Pool(serve.url, { connections: 1 });
-    let first: { ms: number; body: string };
+    let first: { ms: number; body: Buffer };
     const latencies: number[] = [];
     try {
       first = await timedGet(one, path);
@@ -149,7 +154,7 @@ export async function measureServe(options: {
     } finally {
       await one.close();
     }
-    const matches = ((JSON.parse(first.body) as { servers?: unknown[] }).servers ?? []).length;
+    const matches = ((JSON.parse(first.body.toString('utf8')) as { servers?: unknown[] }).servers ?? []).length;
 
     const concurrency = 32;
     const pool = new Pool(serve.url, { connections: concurrency, pipelining: 1 });

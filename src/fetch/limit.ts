@@ -13,11 +13,13 @@
  */
 
 /** The limit an adaptive sync starts with (or the ceiling, when lower). */
-export const INITIAL_LIMIT = 4;
+export const INITIAL_LIMIT = 2;
 /** Answers per window at least; a window is also at least twice the limit. */
 const MIN_WINDOW = 16;
 /** Latency up to this factor of the baseline (plus a little absolute slack) counts as flat. */
 const FLAT = 1.5;
+/** Slow start doubles only while latency stays this close to the baseline: a doubling overshoots more than a step. */
+const SLOW_START_FLAT = 1.2;
 /** Past this factor of the baseline (plus slack) the service is queueing our requests: shrink. */
 const QUEUEING = 2;
 /** Milliseconds of jitter that are never a trend (a loopback service answers in 1 ms, and noise doubles that). */
@@ -81,6 +83,7 @@ export class ConcurrencyLimit {
       this.#slowStart = false;
       return undefined;
     }
+    if (median > baseline * SLOW_START_FLAT + SLACK_MS) this.#slowStart = false;
     if (!saturated) return undefined;
     return this.#set(this.#slowStart ? this.#limit * 2 : this.#limit + 1, `latency flat at ${Math.round(median)} ms`);
   }

@@ -69,7 +69,7 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   const slow = results.slowService;
   expect(slow.capacity).toBeGreaterThan(0);
   expect(slow.adaptive.requests).toBe(slow.adaptive.traffic.requests);
-  expect(slow.adaptive.concurrency.lowest).toBe(4);
+  expect(slow.adaptive.concurrency.lowest).toBe(2);
   expect(slow.fixed.concurrency).toEqual({ lowest: 16, highest: 16 });
   expect(slow.capped.traffic.busiestSecond).toBeLessThanOrEqual(100);
   expect(slow.degraded.verified).toBe(true);

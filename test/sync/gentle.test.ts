@@ -32,9 +32,9 @@ describe('a slow, shared service', () => {
     // The service holds 2 in service and 8 waiting before it refuses.
     expect(traffic.refused).toBeLessThan(traffic.requests * 0.01);
     const record = lastSync(out);
-    expect(record.concurrency).toMatchObject({ configured: 32, adaptive: true, lowest: 4 });
+    expect(record.concurrency).toMatchObject({ configured: 32, adaptive: true, lowest: 2 });
     expect(record.concurrency.highest).toBeLessThan(32);
-    expect(run.stdout).toMatch(new RegExp(`in flight 4 to ${record.concurrency.highest} \\(adaptive, at most 32\\); `));
+    expect(run.stdout).toMatch(new RegExp(`in flight 2 to ${record.concurrency.highest} \\(adaptive, at most 32\\); `));
     for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 150_000);
@@ -94,7 +94,7 @@ describe('a slow, shared service', () => {
     const traffic = upstream.traffic();
     expect(traffic.requests).toBeGreaterThan(40);
     expect(traffic.busiestSecond).toBeLessThanOrEqual(20);
-    expect(traffic.busiestSecond).toBeGreaterThanOrEqual(18);
+    expect(traffic.busiestSecond).toBeGreaterThanOrEqual(15);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 120_000);
 });
