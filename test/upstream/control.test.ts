@@ -31,8 +31,17 @@ describe('control endpoint over HTTP', () => {
     const res = await control('/_control');
     expect(res.status).toBe(200);
     const { endpoints } = (await res.json()) as { endpoints: { method: string; path: string }[] };
-    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing']);
+    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing', 'GET /_control/traffic', 'POST /_control/traffic/reset']);
     expect(upstream.current.requestCount()).toBe(before);
+  });
+
+  it('GET /_control/traffic counts the API requests (not its own), and POST /_control/traffic/reset starts again', async () => {
+    await control('/_control/traffic/reset', 'POST');
+    for (let i = 0; i < 3; i++) await get(upstream.current, '/servers.json');
+    const res = await control('/_control/traffic');
+    expect(await res.json()).toMatchObject({ requests: 3, busiestSecond: 3, refused: 0 });
+    expect((await control('/_control/traffic/reset')).status).toBe(405);
+    expect(await (await control('/_control/traffic/reset', 'POST')).json()).toEqual({ requests: 0, busiestSecond: 0, peakInFlight: 0, refused: 0 });
   });
 
   it('POST /_control/mutate applies the same batch as mutate() and answers its report', async () => {
