@@ -94,6 +94,7 @@ export async function benchSlowService(ctx: StepContext, plan: SlowPlan): Promis
       const step = `slow service: capacity, floor client at concurrency ${2 * workers}`;
       ctx.log(step);
       const child = await runChild(process.execPath, [ctx.floor, '--base-url', upstream.url, '--concurrency', String(2 * workers)], { env: ctx.env, timeoutMs: ctx.left(step) });
+      if (child.timedOut) ctx.left(step);
       if (child.code !== 0) throw new Error(`${step} exited with ${child.code}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
       const report = JSON.parse(child.stdout) as FloorReport;
       if (report.errors > 0) throw new Error(`${step}: ${report.errors} of ${report.requests} requests did not answer 200`);
@@ -105,6 +106,8 @@ export async function benchSlowService(ctx: StepContext, plan: SlowPlan): Promis
       const running = runChild(process.execPath, [ctx.cli, 'sync', '--base-url', upstream.url, '--out', out, '--quiet', ...flags], { env: ctx.env, cwd: ctx.tmp, timeoutMs: ctx.left(step) });
       await during?.();
       const child = await running;
+      // Killed at the time budget: left() says so.
+      if (child.timedOut) ctx.left(step);
       if (child.code !== 0) throw new Error(`${step}: sync exited with ${child.code}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
       const last = JSON.parse(await readFile(join(out, LAST_SYNC_FILE), 'utf8')) as { requests: number; concurrency: { lowest: number; highest: number }; overloadAnswers: Record<string, number> };
       const traffic = (await control(upstream.url, 'traffic')) as TrafficReport;

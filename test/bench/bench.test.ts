@@ -28,7 +28,7 @@ function run(args: string[], cwd: string, timeout = 150_000): Promise<{ code: nu
 test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync and a no-change re-sync that rewrites nothing, and scales', async () => {
   const dir = tempDir('im-bench-test-');
   const json = join(dir, 'bench.json');
-  const { code, stdout, stderr } = await run([BENCH, '--quick', '--scale', '300', '--scaling', '150,300', '--json', json, '--max-minutes', '2'], dir);
+  const { code, stdout, stderr } = await run([BENCH, '--quick', '--scale', '300', '--scaling', '150,300', '--json', json, '--max-minutes', '4'], dir, 270_000);
   expect(stderr).not.toMatch(/internal error/);
   expect(code, stderr + stdout).toBe(0);
   expect(stdout).toMatch(/sync \/ floor \(b\)/);
@@ -99,7 +99,7 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
     expect(row.serve.single.requestsPerSecond).toBeGreaterThan(0);
     if (existsSync('/proc/self/status')) expect(row.serve.rssAfterBurstMB).toBeGreaterThanOrEqual(1);
   }
-}, 180_000);
+}, 300_000);
 
 test('without /usr/bin/time a Node child reports its own peak RSS and CPU time at exit', async () => {
   const script = `

@@ -24,13 +24,14 @@ const lastSync = (out: string): RunRecord => JSON.parse(readFileSync(join(out, L
 
 describe('a slow, shared service', () => {
   it('adaptive (the default): on a service of 2 workers, starts low, stays near what it can serve, is barely refused, and publishes everything', async () => {
-    const upstream = await withUpstream({ scale: 150, latencyMs: 5, workers: 2 });
+    // 20 ms a request: a latency signal that a loaded machine's scheduling noise does not drown.
+    const upstream = await withUpstream({ scale: 60, latencyMs: 20, workers: 2 });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const traffic = upstream.traffic();
-    // The service holds 2 in service and 8 waiting before it refuses.
-    expect(traffic.refused).toBeLessThan(traffic.requests * 0.01);
+    // The service holds 2 in service and 8 waiting before it refuses; a fixed 32 has 22 refused at once.
+    expect(traffic.refused).toBeLessThanOrEqual(3);
     const record = lastSync(out);
     expect(record.concurrency).toMatchObject({ configured: 32, adaptive: true, lowest: 2 });
     expect(record.concurrency.highest).toBeLessThan(32);
