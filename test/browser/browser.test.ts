@@ -60,7 +60,7 @@ describe('the offline browser page', () => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(pathToFileURL(join(out, 'index.html')).href);
-      await expect.poll(() => page.locator('nav a').count()).toBe(6);
+      await expect.poll(() => page.locator('nav a').count()).toBe(7);
       expect(await page.locator('nav').innerText()).toMatch(/servers\s*\d+/);
       expect(await page.locator('.change').innerText()).toMatch(/First snapshot/);
 
@@ -97,7 +97,7 @@ describe('the offline browser page', () => {
       const index = pathToFileURL(join(out, 'index.html')).href;
       for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
         await page.goto(`${index}#/${name}`);
-        await expect.poll(() => page.locator('nav a').count()).toBe(6);
+        await expect.poll(() => page.locator('nav a').count()).toBe(7);
         await page.goto(`${index}#/servers/${name}`);
         await page.locator('h2', { hasText: `No servers record with id ${name}` }).waitFor();
       }
