@@ -406,7 +406,14 @@ export const APP_JS = String.raw`(function () {
     if (v === null || v === undefined) return el('span', 'null', { class: 'muted' });
     if (Array.isArray(v)) {
       if (!v.length) return el('span', 'none', { class: 'muted' });
-      if (v.every(function (x) { return x !== null && typeof x === 'object' && !Array.isArray(x); })) {
+      var objects = v.every(function (x) { return x !== null && typeof x === 'object' && !Array.isArray(x); });
+      // Objects holding objects (a database instance's config) read better one below the other than as a wide table.
+      if (objects && v.some(function (x) { return Object.keys(x).some(function (k) { return x[k] !== null && typeof x[k] === 'object'; }); })) {
+        var stack = el('div', null, { class: 'stack' });
+        v.forEach(function (x) { stack.appendChild(valueNode(x, depth + 1)); });
+        return stack;
+      }
+      if (objects) {
         var keys = [];
         v.forEach(function (x) { Object.keys(x).forEach(function (k) { if (keys.indexOf(k) === -1) keys.push(k); }); });
         var t = el('table', null, { class: 'nested' });
@@ -558,7 +565,8 @@ export const APP_JS = String.raw`(function () {
     var bars = entries.map(function (e) {
       var n = 0;
       Object.keys(e.resources).forEach(function (r) { var c = e.resources[r].counts; n += c.added + c.removed + c.changed; });
-      return [when(e.at), n];
+      var d = new Date(e.at);
+      return [isNaN(d.getTime()) ? e.at : d.toLocaleDateString() + ' ' + d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), n];
     });
     return bars.length ? barChart('Records changed per sync (oldest first)', bars, null) : el('p', 'No change between syncs yet: the chart of changes appears after the second sync that changes something.', { class: 'muted' });
   }
@@ -582,7 +590,7 @@ export const APP_JS = String.raw`(function () {
         }).filter(function (b) { return b[1] > 0; });
         grid.appendChild(barChart('Memory', memBars, null));
         var cpu = counted(S.cols.processor_system_count || []);
-        var cpuBars = Array.from(cpu.entries()).sort(function (a, b) { return a[0] - b[0]; }).map(function (e) { return [e[0] + ' CPUs', e[1], e[0]]; });
+        var cpuBars = Array.from(cpu.entries()).sort(function (a, b) { return a[0] - b[0]; }).map(function (e) { return [e[0] + (e[0] === 1 ? ' CPU' : ' CPUs'), e[1], e[0]]; });
         grid.appendChild(barChart('Processors', cpuBars, function (b) { return '#/servers?f.processor_system_count=' + encodeURIComponent(b[2]); }));
         grid.appendChild(changesChart(h));
         view.setAttribute('data-ready', 'charts');
@@ -611,7 +619,9 @@ export const APP_JS = String.raw`(function () {
       c.changed.slice(0, 8).forEach(function (x) {
         var l = sub.appendChild(el('li', '~ ', { class: 'changed' }));
         l.appendChild(el('a', x[1], { href: href(r, x[0]) }));
-        l.appendChild(el('span', ' ' + x[2].slice(0, 3).map(function (f) { return f[0] + ' ' + fmt(f[1] === null ? '∅' : f[1]) + ' → ' + fmt(f[2] === null ? '∅' : f[2]); }).join('; '), { class: 'muted' }));
+        // A save stamp changes with every other field: worth no room in a summary.
+        var fields = x[2].filter(function (f) { return !/^(updated|modified)_at$/.test(f[0]); });
+        l.appendChild(el('span', ' ' + (fields.length ? fields : x[2]).slice(0, 3).map(function (f) { return f[0] + ' ' + fmt(f[1] === null ? '∅' : f[1]) + ' → ' + fmt(f[2] === null ? '∅' : f[2]); }).join('; '), { class: 'muted' }));
       });
       var shown = Math.min(8, c.added.length) + Math.min(8, c.removed.length) + Math.min(8, c.changed.length);
       var all = c.counts.added + c.counts.removed + c.counts.changed;
@@ -722,7 +732,7 @@ export const APP_JS = String.raw`(function () {
     var h = parseHash(), parts = h.path;
     if (parts[0] === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1]), my) : qualityView();
     if (parts[0] === '_charts') return chartsView(my);
-    if (parts[0] === '_search') { q.value = h.params.get('q') || ''; return searchView(q.value, my); }
+    if (parts[0] === '_search' && (h.params.get('q') || '').trim()) { q.value = h.params.get('q'); return searchView(q.value, my); }
     // An own resource only: "#/constructor" must not find Object.prototype's.
     var r = own(R, parts[0]) ? parts[0] : '';
     if (r && parts.length > 1) return showRecord(r, decodeURIComponent(parts.slice(1).join('/')), my);

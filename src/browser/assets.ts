@@ -71,11 +71,13 @@ table.grid td.long{white-space:normal;min-width:18rem}
 .pager{display:flex;flex-wrap:wrap;gap:.3rem .9rem;align-items:center;padding:.6rem 0}
 .pager .off{color:#aab1bc}
 .record{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.2rem;align-items:start}
-table.fields{width:100%}
-table.fields>tbody>tr>th,table.fields>tr>th{width:1%;white-space:nowrap}
+table.fields{width:100%;table-layout:fixed}
+table.fields>tbody>tr>th,table.fields>tr>th{width:13rem;overflow-wrap:anywhere}
 table.fields td{overflow-wrap:anywhere}
 table.kv,table.nested{font-size:.88rem;border-color:#e4e8ee}
-table.kv th{width:auto;font-weight:500}
+.stack{display:flex;flex-direction:column;gap:.5rem}
+table.kv th{width:auto;font-weight:500;white-space:nowrap}
+table.nested th,table.nested td{white-space:nowrap}
 section.history ul.fields{margin:.2rem 0;padding-left:1.2rem;font-family:ui-monospace,monospace;font-size:.85rem}
 .cards{display:flex;flex-wrap:wrap;gap:.8rem;margin-bottom:1rem}
 .card{display:flex;flex-direction:column;min-width:9rem;padding:.7rem 1rem;background:#fff;border:1px solid #dde1e7;border-radius:8px;text-decoration:none;color:#1f3a5f}
@@ -88,7 +90,7 @@ section.history ul.fields{margin:.2rem 0;padding-left:1.2rem;font-family:ui-mono
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,30rem),1fr));gap:1rem}
 figure.chart{margin:0;background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.6rem .9rem}
 figure.chart figcaption{font-weight:600;margin-bottom:.4rem}
-figure.chart svg{width:100%;height:auto;font-size:12px}
+figure.chart svg{width:100%;max-width:44rem;height:auto;font-size:12px}
 figure.chart .bar{fill:#3c78c3}
 figure.chart a:hover .bar{fill:#1f3a5f}
 figure.chart .lbl{fill:#1d2430}
@@ -97,6 +99,7 @@ table.findings td.count{white-space:nowrap;text-align:right}
 @media (max-width:720px){
 header,nav#resources,main{padding-left:.8rem;padding-right:.8rem}
 .layout,.record{grid-template-columns:minmax(0,1fr)}
+.layout>.facets{order:2}
 .toolbar input[type=search]{flex:1 1 100%}
 table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;overflow-wrap:anywhere;width:7rem}
 }
