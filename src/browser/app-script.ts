@@ -68,10 +68,10 @@ export const APP_JS = String.raw`(function () {
 
   // Tables: one script per chunk, merged into columns when the last one has arrived.
   var tables = {}, parts = {};
-  window.IM_TABLE = function (r, n, chunk) {
+  window.IM_TABLE = function (r, n, ids, columns) {
     var p = parts[r];
     if (!p || p.chunks[n]) return;
-    p.chunks[n] = chunk;
+    p.chunks[n] = { ids: ids, columns: columns };
     if (--p.left === 0) {
       tables[r] = merge(r, p.chunks);
       var cbs = p.cbs;
@@ -84,10 +84,13 @@ export const APP_JS = String.raw`(function () {
     var T = { r: r, n: n, ids: new Array(n), cols: {}, names: [], pos: new Map(), text: null };
     var at = 0;
     chunks.forEach(function (c) {
-      Object.keys(c.columns).forEach(function (k) {
+      // A column is [name, cells] or [name, codes, values]: coded where few values repeat.
+      c.columns.forEach(function (col) {
+        var k = col[0];
         if (!own(T.cols, k)) { T.cols[k] = new Array(n).fill(null); T.names.push(k); }
-        var src = c.columns[k], dst = T.cols[k];
-        for (var i = 0; i < src.length; i++) dst[at + i] = src[i];
+        var src = col[1], dst = T.cols[k], values = col[2];
+        if (values) for (var i = 0; i < src.length; i++) dst[at + i] = values[src[i]];
+        else for (var j = 0; j < src.length; j++) dst[at + j] = src[j];
       });
       for (var i = 0; i < c.ids.length; i++) { T.ids[at + i] = c.ids[i]; T.pos.set(c.ids[i], at + i); }
       at += c.ids.length;
@@ -361,7 +364,13 @@ export const APP_JS = String.raw`(function () {
       var facets = FACETS[r].filter(function (c) { return own(T.cols, c); });
       if (facets.length) {
         var aside = layout.appendChild(el('aside', null, { class: 'facets' }));
-        facets.forEach(function (c) { aside.appendChild(facetBox(T, params, c)); });
+        aside.appendChild(el('p', 'counting…', { class: 'muted' }));
+        // The rows first, the counts a moment later: each facet passes over every record.
+        setTimeout(function () {
+          if (my !== seq) return;
+          aside.textContent = '';
+          facets.forEach(function (c) { aside.appendChild(facetBox(T, params, c)); });
+        }, 0);
       }
       var main = layout.appendChild(el('div', null, { class: 'tablewrap' }));
       var pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -705,6 +714,7 @@ export const APP_JS = String.raw`(function () {
         ul.appendChild(el('li', r + ': only in the list ' + (s.listOnly.join(', ') || 'none') + '; only in the single view ' + (s.singleOnly.join(', ') || 'none')));
       });
     }
+    view.setAttribute('data-ready', 'quality');
   }
   function findingView(n, my) {
     var f = Q.findings[n];
@@ -721,6 +731,7 @@ export const APP_JS = String.raw`(function () {
         else li.appendChild(el('a', nameOf(f.resource, id), { href: href(f.resource, id) })).after(el('span', ' ' + id, { class: 'muted' }));
       });
       if (f.count > f.ids.length) ul.appendChild(el('li', '… and ' + (f.count - f.ids.length) + ' more (all of them are in _meta/quality.json)', { class: 'muted' }));
+      view.setAttribute('data-ready', 'finding');
     });
   }
 

@@ -102,5 +102,6 @@ header,nav#resources,main{padding-left:.8rem;padding-right:.8rem}
 .layout>.facets{order:2}
 .toolbar input[type=search]{flex:1 1 100%}
 table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;overflow-wrap:anywhere;width:7rem}
+table.kv th,table.kv td{white-space:normal;overflow-wrap:anywhere;padding:.3rem .4rem}
 }
 `;

@@ -10,7 +10,7 @@ import fs from 'fs-extra';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { decodeJson } from '../json/encode.js';
 import { forEachItem } from '../json/scan.js';
-import { listFile, recordFile } from '../publish/paths.js';
+import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import type { SnapshotWriter } from '../publish/writer.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
@@ -19,7 +19,7 @@ import { APP_CSS, INDEX_HTML } from './assets.js';
 import { APP_JS } from './app-script.js';
 import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, type ResourceSummary } from './data.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
-import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, tableScript, toColumns, type Cell } from './table.js';
+import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, withViewFacts, type Cell, type ViewFacts } from './table.js';
 
 const BROWSER_INDEX_FILE = 'index.html';
 /** List items held parsed at once while chunks are built: bounds the sync's memory at any scale. */
@@ -41,7 +41,8 @@ export async function browserFiles({ writer, quality, changes, records, initial,
   await writer.put(`${BROWSER_DIR}/app.css`, Buffer.from(APP_CSS));
   await writer.put(`${BROWSER_DIR}/app.js`, Buffer.from(APP_JS));
   const summaries = {} as Record<ResourceName, ResourceSummary>;
-  for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource);
+  const facts = await viewFacts(writer);
+  for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
   await writer.put(DATA_FILE, Buffer.from(dataScript(summaries, quality)));
   await writeHistory(writer, { changes, records, initial, at });
 }
@@ -74,7 +75,7 @@ async function publishedFingerprint(writer: SnapshotWriter, file: string): Promi
 }
 
 /** One resource's table chunks and detail buckets: each chunk kept when its fingerprint matches, else built again. */
-async function writeTables(writer: SnapshotWriter, resource: ResourceName): Promise<ResourceSummary> {
+async function writeTables(writer: SnapshotWriter, resource: ResourceName, facts: Map<string, ViewFacts> | undefined): Promise<ResourceSummary> {
   const ids: string[] = [];
   const digests: string[] = [];
   await forEachItem(writer.readStream(listFile(resource))!, resource, (element) => {
@@ -82,6 +83,10 @@ async function writeTables(writer: SnapshotWriter, resource: ResourceName): Prom
     ids.push(String(item.id));
     digests.push(digest(element.bytes));
   });
+  const factKey = (id: string): string => {
+    const f = facts?.get(id);
+    return f ? `${f.os?.id ?? ''}|${f.virtual ?? ''}|${f.parent?.id ?? ''}` : '';
+  };
   const chunks = tableChunkCount(ids.length);
   const buckets = Math.max(bucketCount(ids.length), chunks);
   const members: number[][] = Array.from({ length: chunks }, () => []);
@@ -95,7 +100,7 @@ async function writeTables(writer: SnapshotWriter, resource: ResourceName): Prom
 
   const dirty: { chunk: number; fingerprint: string }[] = [];
   for (let c = 0; c < chunks; c++) {
-    const fingerprint = chunkFingerprint([chunks, buckets], members[c]!.map((i) => [ids[i]!, digests[i]!, recordHash(ids[i]!)] as const));
+    const fingerprint = chunkFingerprint([chunks, buckets], members[c]!.map((i) => [ids[i]!, digests[i]!, recordHash(ids[i]!), factKey(ids[i]!)]));
     const files = [tableFile(resource, c), ...bucketsOf(c).map((b) => bucketFile(resource, b))];
     const same = (await publishedFingerprint(writer, files[0]!)) === fingerprint && files.every((f) => writer.previous!.has(f));
     if (same && files.every((f) => writer.keep(f))) continue;
@@ -115,7 +120,7 @@ async function writeTables(writer: SnapshotWriter, resource: ResourceName): Prom
       if (wanted.has(index)) items.set(index, JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>);
       index++;
     });
-    for (const { chunk, fingerprint } of batch) await writeChunk(writer, resource, { chunk, fingerprint, buckets, bucketList: bucketsOf(chunk), members: members[chunk]!.map((i) => [ids[i]!, items.get(i)] as const) });
+    for (const { chunk, fingerprint } of batch) await writeChunk(writer, resource, { chunk, fingerprint, buckets, bucketList: bucketsOf(chunk), members: members[chunk]!.map((i) => [ids[i]!, items.get(i), facts?.get(ids[i]!)] as const) });
     start = end;
   }
   return { count: ids.length, chunks, buckets };
@@ -126,8 +131,8 @@ interface ChunkInput {
   fingerprint: string;
   buckets: number;
   bucketList: number[];
-  /** The chunk's records in list order: id and list item. */
-  members: readonly (readonly [string, Record<string, unknown> | undefined])[];
+  /** The chunk's records in list order: id, list item, what the filtered views say of it. */
+  members: readonly (readonly [string, Record<string, unknown> | undefined, ViewFacts | undefined])[];
 }
 
 /** Builds one table chunk and its detail buckets from the list items and the records' files. */
@@ -136,13 +141,53 @@ async function writeChunk(writer: SnapshotWriter, resource: ResourceName, input:
   const details = new Map<number, Map<string, unknown>>(input.bucketList.map((b) => [b, new Map()]));
   const ids: string[] = [];
   const rows: Record<string, Cell>[] = [];
-  for (const [id, item] of input.members) {
+  for (const [id, item, facts] of input.members) {
     const body = decodeJson(await writer.read(recordFile(resource, id)));
     const single = isPlainObject(body) && isPlainObject(body[singular]) ? body[singular] : undefined;
     if (single) details.get(bucketOf(id, input.buckets))!.set(id, single);
     ids.push(id);
-    rows.push(tableRow(item, single));
+    rows.push(withViewFacts(tableRow(item, single), facts));
   }
   await writer.put(tableFile(resource, input.chunk), Buffer.from(tableScript(resource, input.chunk, input.fingerprint, toColumns(ids, rows))), { replace: true });
   for (const [b, records] of details) await writer.put(bucketFile(resource, b), Buffer.from(bucketScript(resource, b, records)), { replace: true });
+}
+
+/** The ids of a list file, read one item at a time (undefined when the snapshot lacks the file). */
+async function viewIds(writer: SnapshotWriter, resource: ResourceName, file: string): Promise<string[] | undefined> {
+  const stream = writer.entries.has(file) ? writer.readStream(file) : undefined;
+  if (!stream) return undefined;
+  const ids: string[] = [];
+  await forEachItem(stream, resource, (element) => ids.push(String((JSON.parse(element.bytes.toString('utf8')) as { id: unknown }).id)));
+  return ids;
+}
+
+/** What the `by_system` and `by_virtual` views say of each server and each operating system, by id. */
+async function viewFacts(writer: SnapshotWriter): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>>> {
+  const systems: { id: string; name: string; size: number }[] = [];
+  await forEachItem(writer.readStream(listFile('operating_systems'))!, 'operating_systems', (element) => {
+    const os = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
+    systems.push({ id: String(os.id), name: typeof os.name === 'string' ? os.name : String(os.id), size: 0 });
+  });
+  // Per server, the indexes of the systems whose view holds it: a few numbers each.
+  const serverSystems = new Map<string, number[]>();
+  for (const [s, os] of systems.entries()) {
+    const ids = (await viewIds(writer, 'servers', filterFile('servers', 'by_system', os.id))) ?? [];
+    os.size = ids.length;
+    for (const id of ids) {
+      const list = serverSystems.get(id);
+      if (list) list.push(s);
+      else serverSystems.set(id, [s]);
+    }
+  }
+  const { servers, parents } = systemFacts(systems, serverSystems);
+  const ref = (s: number): { id: string; name: string } => ({ id: systems[s]!.id, name: systems[s]!.name });
+  const serverFacts = new Map<string, ViewFacts>([...servers].map(([id, s]) => [id, { os: ref(s) }]));
+  for (const [value, virtual] of [['1', true], ['0', false]] as const) {
+    for (const id of (await viewIds(writer, 'servers', filterFile('servers', 'by_virtual', value))) ?? []) {
+      const f = serverFacts.get(id);
+      if (f) f.virtual = virtual;
+      else serverFacts.set(id, { virtual });
+    }
+  }
+  return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: ref(p) }])) };
 }
