@@ -55,7 +55,7 @@ button,summary{font:inherit;font-size:.9rem;padding:.3rem .7rem;border:1px solid
 .chooser{position:relative}
 .chooser>div{position:absolute;z-index:2;margin-top:.3rem;background:#fff;border:1px solid #c7ced8;border-radius:6px;padding:.5rem .8rem;max-height:22rem;overflow:auto;min-width:14rem;box-shadow:0 4px 14px rgba(0,0,0,.12)}
 .chooser label{display:block;white-space:nowrap;font-size:.9rem}
-.layout{display:grid;grid-template-columns:15rem minmax(0,1fr);gap:1rem;align-items:start}
+.layout{display:grid;grid-template-columns:13.5rem minmax(0,1fr);gap:1rem;align-items:start}
 .layout>.tablewrap:only-child{grid-column:1/-1}
 .facets{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.2rem .8rem .6rem}
 .facet h3{font-size:.85rem;text-transform:uppercase;letter-spacing:.03em;color:#5b6473}
@@ -65,6 +65,7 @@ button,summary{font:inherit;font-size:.9rem;padding:.3rem .7rem;border:1px solid
 .facet a.clear{text-decoration:none;font-weight:bold;color:#a3271f}
 table.grid{width:100%}
 table.grid th{white-space:nowrap;background:#f0f3f7}
+table.grid th,table.grid td{padding:.3rem .55rem}
 table.grid th a{color:#1d2430;text-decoration:none}
 table.grid td{white-space:nowrap}
 table.grid td.long{white-space:normal;min-width:18rem}

@@ -1,8 +1,9 @@
 /**
  * The offline browser page (index.html, _browser/*) of a snapshot, written into the snapshot by
- * a sync. The lists are read one item at a time, keeping per record only its id and a digest of
- * its list item; a table chunk (and the detail buckets inside it) is built again only when its
- * fingerprint (members, list-item digests, record-file hashes) differs from the one the previous
+ * a sync. The lists and the by_system / by_virtual views are read one item at a time, keeping per
+ * record only its id, a digest of its list item and (servers, systems) what the views say of it;
+ * a table chunk (and the detail buckets inside it) is built again only when its fingerprint
+ * (members, list-item digests, record-file hashes, view facts) differs from the one the previous
  * chunk file starts with, and then from its own records' files, in batches of bounded size.
  */
 import { createHash } from 'node:crypto';

@@ -68,6 +68,23 @@ describe('the offline browser page', () => {
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   });
 
+  it('a changed server rewrites its table chunk, its own detail bucket and the history, nothing else of the page', async () => {
+    const changing = await withUpstream({ scale: 500, seed: 8 });
+    try {
+      const out = tempDir();
+      await syncInto(changing, out, { browser: true });
+      const { body } = (await upstreamGet(changing, '/servers/1000.json')) as { body: { server: Record<string, unknown> & { id: string } } };
+      changing.putRecord('servers', { ...body.server, memory_GB: Number(body.server.memory_GB) + 1 });
+      const again = await syncInto(changing, out, { browser: true });
+      const page = again.written.filter((f) => f.startsWith('_browser/') || f === 'index.html').sort();
+      expect(page).toEqual(['_browser/history.js', expect.stringMatching(/^_browser\/records\/servers\/[0-3]\.js$/), '_browser/tables/servers/0.js']);
+      const history = parseHistoryScript(readFileSync(join(out, HISTORY_FILE)))!;
+      expect(history.entries[0]!.resources.servers!.changed).toEqual([['1000', String(body.server.name), [['memory_GB', Number(body.server.memory_GB), Number(body.server.memory_GB) + 1]]]]);
+    } finally {
+      await changing.close();
+    }
+  });
+
   it.skipIf(!hasChromium)('works from file://: search, open a server, follow the link to its appserver (screenshot taken)', async () => {
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
