@@ -72,7 +72,9 @@ export const APP_JS = String.raw`(function () {
     var p = parts[r];
     if (!p || p.chunks[n]) return;
     p.chunks[n] = { ids: ids, columns: columns };
-    if (--p.left === 0) {
+    p.left--;
+    p.progress.forEach(function (cb) { cb(p.chunks[n], p.chunks.length - p.left, p.chunks.length); });
+    if (p.left === 0) {
       tables[r] = merge(r, p.chunks);
       var cbs = p.cbs;
       delete parts[r];
@@ -98,11 +100,12 @@ export const APP_JS = String.raw`(function () {
     if (!own(T.cols, 'name')) { T.cols.name = T.ids.slice(); T.names.unshift('name'); }
     return T;
   }
-  function withTable(r, cb) {
+  // progress(chunk, loaded, total) is called as each chunk arrives, before the table is whole.
+  function withTable(r, cb, progress) {
     if (tables[r]) return cb(tables[r]);
-    if (parts[r]) return parts[r].cbs.push(cb);
+    if (parts[r]) { if (progress) parts[r].progress.push(progress); return parts[r].cbs.push(cb); }
     var count = R[r].chunks;
-    parts[r] = { chunks: new Array(count), left: count, cbs: [cb] };
+    parts[r] = { chunks: new Array(count), left: count, cbs: [cb], progress: progress ? [progress] : [] };
     for (var c = 0; c < count; c++) loadScript('_browser/tables/' + r + '/' + c + '.js', failed);
   }
   function withTables(rs, cb) {
@@ -242,9 +245,11 @@ export const APP_JS = String.raw`(function () {
       var desc = sort.charAt(0) === '-', col = T.cols[desc ? sort.slice(1) : sort];
       if (col) {
         var key = function (i) { var v = col[i]; return typeof v === 'number' ? v : v === null ? null : fmt(v).toLowerCase(); };
-        var keys = new Map(out.map(function (i) { return [i, key(i)]; }));
+        // Keys computed once per row, not per comparison: a sort of 200 000 rows compares millions of times.
+        var keys = new Array(T.n);
+        out.forEach(function (i) { keys[i] = key(i); });
         out.sort(function (a, b) {
-          var x = keys.get(a), y = keys.get(b);
+          var x = keys[a], y = keys[b];
           if (x === y) return a - b;
           if (x === null) return 1;
           if (y === null) return -1;
@@ -327,6 +332,24 @@ export const APP_JS = String.raw`(function () {
     view.appendChild(el('h2', label(r))).appendChild(el('small', 'loading ' + R[r].count + ' records…'));
     var needs = FACETS[r].indexOf('operating_system') !== -1 ? [r, 'operating_systems'] : [r];
     if (r === 'databases') needs.push('servers');
+    // A plain first page can show the first part's rows while the others load; a filter, sort or
+    // later page waits for every record.
+    var plain = !Array.from(params.keys()).some(function (k) { return k !== 'cols'; });
+    if (plain && !tables[r]) withTable(r, function () {}, function (chunk, loaded, total) {
+      if (my !== seq || view.hasAttribute('data-preview') || loaded === total) return;
+      var P = merge(r, [chunk]), cols = visibleCols(P, params);
+      clear();
+      view.appendChild(el('h2', label(r))).appendChild(el('small', 'loading ' + R[r].count + ' records (' + loaded + ' of ' + total + ' parts)…', { id: 'count' }));
+      var table = view.appendChild(el('div', null, { class: 'tablewrap' })).appendChild(el('table', null, { class: 'grid' }));
+      var head = table.appendChild(el('thead')).appendChild(el('tr'));
+      cols.forEach(function (c) { head.appendChild(el('th', colLabel(c))); });
+      var body = table.appendChild(el('tbody'));
+      for (var i = 0; i < Math.min(PAGE, P.n); i++) {
+        var tr = body.appendChild(el('tr'));
+        cols.forEach(function (c) { tr.appendChild(el('td')).appendChild(cellNode(P, c, i)); });
+      }
+      view.setAttribute('data-preview', r);
+    });
     withTables(needs, function () {
       if (my !== seq) return;
       var T = tables[r];
@@ -740,6 +763,7 @@ export const APP_JS = String.raw`(function () {
   function route() {
     var my = ++seq;
     view.removeAttribute('data-ready');
+    view.removeAttribute('data-preview');
     var h = parseHash(), parts = h.path;
     if (parts[0] === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1]), my) : qualityView();
     if (parts[0] === '_charts') return chartsView(my);

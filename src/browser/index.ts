@@ -25,6 +25,8 @@ import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile,
 const BROWSER_INDEX_FILE = 'index.html';
 /** List items held parsed at once while chunks are built: bounds the sync's memory at any scale. */
 const ROWS_PER_BATCH = 32_768;
+/** Record files read at once while a chunk is built. */
+const READS_AT_ONCE = 64;
 
 interface BrowserInput {
   writer: SnapshotWriter;
@@ -142,8 +144,13 @@ async function writeChunk(writer: SnapshotWriter, resource: ResourceName, input:
   const details = new Map<number, Map<string, unknown>>(input.bucketList.map((b) => [b, new Map()]));
   const ids: string[] = [];
   const rows: Record<string, Cell>[] = [];
-  for (const [id, item, facts] of input.members) {
-    const body = decodeJson(await writer.read(recordFile(resource, id)));
+  // Read a slice of files at once: one by one, the sync would mostly wait on the disk.
+  const bodies: (Buffer | undefined)[] = [];
+  for (let start = 0; start < input.members.length; start += READS_AT_ONCE) {
+    bodies.push(...(await Promise.all(input.members.slice(start, start + READS_AT_ONCE).map(([id]) => writer.read(recordFile(resource, id))))));
+  }
+  for (const [k, [id, item, facts]] of input.members.entries()) {
+    const body = decodeJson(bodies[k]);
     const single = isPlainObject(body) && isPlainObject(body[singular]) ? body[singular] : undefined;
     if (single) details.get(bucketOf(id, input.buckets))!.set(id, single);
     ids.push(id);
