@@ -61,7 +61,8 @@ button,summary{font:inherit;font-size:.9rem;padding:.3rem .7rem;border:1px solid
 .facet h3{font-size:.85rem;text-transform:uppercase;letter-spacing:.03em;color:#5b6473}
 .facet ul{list-style:none;margin:0;padding:0}
 .facet li{display:flex;gap:.4rem;font-size:.9rem;overflow-wrap:anywhere}
-.facet li .count{margin-left:auto;color:#5b6473;font-variant-numeric:tabular-nums}
+.facet li .count{margin-left:auto;flex:none;white-space:nowrap;color:#5b6473;font-variant-numeric:tabular-nums}
+.facet li a,.facet li strong{min-width:0}
 .facet a.clear{text-decoration:none;font-weight:bold;color:#a3271f}
 table.grid{width:100%}
 table.grid th{white-space:nowrap;background:#f0f3f7}
