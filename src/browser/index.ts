@@ -188,8 +188,9 @@ async function viewFacts(writer: SnapshotWriter): Promise<Record<'servers' | 'op
     }
   }
   const { servers, parents } = systemFacts(systems, serverSystems);
-  const ref = (s: number): { id: string; name: string } => ({ id: systems[s]!.id, name: systems[s]!.name });
-  const serverFacts = new Map<string, ViewFacts>([...servers].map(([id, s]) => [id, { os: ref(s) }]));
+  // One reference object per system, shared by its servers.
+  const refs = systems.map((os) => ({ id: os.id, name: os.name }));
+  const serverFacts = new Map<string, ViewFacts>([...servers].map(([id, s]) => [id, { os: refs[s]! }]));
   for (const [value, virtual] of [['1', true], ['0', false]] as const) {
     for (const id of (await viewIds(writer, 'servers', filterFile('servers', 'by_virtual', value))) ?? []) {
       const f = serverFacts.get(id);
@@ -197,5 +198,5 @@ async function viewFacts(writer: SnapshotWriter): Promise<Record<'servers' | 'op
       else serverFacts.set(id, { virtual });
     }
   }
-  return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: ref(p) }])) };
+  return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: refs[p]! }])) };
 }
