@@ -27,6 +27,7 @@ import { perRecord, ROW_FIXED_MS, rowDoesNotFit, runMetaOf, treeBytes, type RowB
 import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
 import { benchServe } from './serve.js';
 import { benchSlowService, slowPlan, slowServiceFailures } from './slow.js';
+import { describePage, measurePage } from './browser.js';
 import { measureServe } from './serve-child.js';
 import { startUpstreamChild, upstreamHasProfiles, type UpstreamChild } from './upstream-child.js';
 
@@ -311,6 +312,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
         results.sweep.push(bestFloor(concurrency, sweepRuns));
       }
     }
+    results.notes.push(describePage(args.quick ? { skipped: '--quick' } : await measurePage({ cli: CLI, url: upstream.url, dir: mirror, env, cwd: tmp, servers: upstream.counts.servers, timeoutMs: left('offline page') })));
     await stopUpstream(upstream);
 
     results.slowService = await benchSlowService({ cli: CLI, floor: FLOOR, env, tmp, log, left, startUpstream, stopUpstream }, slowPlan(args.slowScale, args.quick));
@@ -360,6 +362,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       const otherSync = await sync(other.url, dir, `sync into an empty folder at scale ${scale}`);
       const otherResync = await sync(other.url, dir, `re-sync, no change upstream, at scale ${scale}`);
       const n = records(other.counts);
+      if (scale === Math.max(...args.scaling) && !args.quick) results.notes.push(describePage(await measurePage({ cli: CLI, url: other.url, dir, env, cwd: tmp, servers: other.counts.servers, timeoutMs: left(`offline page at scale ${scale}`) })));
       await stopUpstream(other);
       if (otherResync.written !== 0 || otherResync.removed !== 0) {
         results.failures.push(`a re-sync at scale ${scale} of an unchanged service wrote ${otherResync.written} and removed ${otherResync.removed} files; it must touch none`);

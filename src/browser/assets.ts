@@ -1,7 +1,6 @@
 /**
- * The page itself: hand-written HTML, CSS and vanilla JS kept as string constants (tsc copies no
- * asset files). No network, no CDN, no build step; every value from the data is put into the page
- * with textContent, never as HTML.
+ * The page's HTML and CSS, hand-written and kept as string constants (tsc copies no asset files);
+ * the script is in app-script.ts. No network, no CDN, no build step.
  */
 
 export const INDEX_HTML = `<!doctype html>
@@ -15,7 +14,7 @@ export const INDEX_HTML = `<!doctype html>
 <body>
 <header>
 <h1><a href="#">Inventory mirror</a></h1>
-<input id="q" type="search" placeholder="Search names in every resource…" autocomplete="off" aria-label="Search names">
+<input id="q" type="search" placeholder="Search names, ip, dns, descriptions…" autocomplete="off" aria-label="Search every resource">
 </header>
 <nav id="resources" aria-label="Resources"></nav>
 <main id="view"><p>Loading… (this page needs _browser/data.js beside it)</p></main>
@@ -27,263 +26,84 @@ export const INDEX_HTML = `<!doctype html>
 
 export const APP_CSS = `*{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#f6f7f9}
-header{display:flex;gap:1.5rem;align-items:center;padding:.8rem 1.5rem;background:#1f3a5f;color:#fff}
+header{display:flex;flex-wrap:wrap;gap:.6rem 1.5rem;align-items:center;padding:.7rem 1.5rem;background:#1f3a5f;color:#fff}
 header h1{font-size:1.15rem;margin:0;white-space:nowrap}
 header h1 a{color:#fff;text-decoration:none}
-#q{flex:1;max-width:36rem;padding:.5rem .75rem;font-size:1rem;border:0;border-radius:6px}
-nav{display:flex;flex-wrap:wrap;gap:.5rem;padding:.8rem 1.5rem;border-bottom:1px solid #dde1e7;background:#fff}
-nav a{padding:.3rem .7rem;border-radius:999px;background:#e8eef6;color:#1f3a5f;text-decoration:none}
-nav a b{margin-left:.35rem}
-main{padding:1rem 1.5rem;max-width:72rem}
+#q{flex:1 1 14rem;min-width:0;max-width:36rem;padding:.5rem .75rem;font-size:1rem;border:0;border-radius:6px}
+nav#resources{display:flex;flex-wrap:wrap;gap:.4rem;padding:.7rem 1.5rem;border-bottom:1px solid #dde1e7;background:#fff}
+nav#resources a{padding:.25rem .7rem;border-radius:999px;background:#e8eef6;color:#1f3a5f;text-decoration:none;white-space:nowrap}
+nav#resources a b{margin-left:.35rem}
+main{padding:1rem 1.5rem;max-width:90rem}
 h2{font-size:1.2rem;margin:.4rem 0 .8rem}
-h2 small{font-weight:normal;color:#5b6473;margin-left:.5rem}
-ul.results{list-style:none;padding:0;margin:0;background:#fff;border:1px solid #dde1e7;border-radius:6px}
-ul.results li{padding:.35rem .75rem;border-top:1px solid #eef0f3}
-ul.results li:first-child{border-top:0}
-.kind{display:inline-block;min-width:7.5rem;color:#5b6473;font-size:.85rem}
+h2 small{font-weight:normal;color:#5b6473;margin-left:.5rem;font-size:.9rem}
+h3{font-size:1rem;margin:.8rem 0 .3rem}
 a{color:#1b5fad}
-table{border-collapse:collapse;background:#fff;border:1px solid #dde1e7;width:100%}
-th,td{text-align:left;vertical-align:top;padding:.35rem .7rem;border-top:1px solid #eef0f3}
-th{width:14rem;color:#5b6473;font-weight:600}
-td pre{margin:0;white-space:pre-wrap;word-break:break-word;font-size:.85rem}
-section.links{margin-top:1rem}
-section.links h3{font-size:1rem;margin:.6rem 0 .3rem}
-.change{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.6rem .9rem;margin-bottom:1rem}
 .muted{color:#5b6473}
-table.findings th{width:auto}
-td.count{white-space:nowrap;text-align:right}
-`;
-
-export const APP_JS = `(function () {
-  'use strict';
-  var D = window.IM_DATA;
-  var view = document.getElementById('view');
-  if (!D) { view.textContent = 'No data: _browser/data.js is missing or damaged; run sync with --browser again.'; return; }
-  var MAX_RESULTS = 200;
-  var R = D.resources;
-  var lower = {}, pos = {};
-  D.order.forEach(function (r) {
-    lower[r] = R[r].names.map(function (n) { return n.toLowerCase(); });
-    pos[r] = new Map(R[r].ids.map(function (id, i) { return [id, i]; }));
-  });
-  var serverApps = R.servers.ids.map(function () { return []; });
-  var serverDbs = R.servers.ids.map(function () { return []; });
-  D.links.appserverServer.forEach(function (s, a) { if (s >= 0) serverApps[s].push(a); });
-  D.links.databaseServers.forEach(function (list, d) { list.forEach(function (s) { serverDbs[s].push(d); }); });
-
-  function el(tag, text, attrs) {
-    var node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (attrs) Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
-    return node;
-  }
-  function href(r, id) { return '#/' + r + '/' + encodeURIComponent(id); }
-  function link(r, i) { return el('a', R[r].names[i], { href: href(r, R[r].ids[i]) }); }
-  function clear() { view.textContent = ''; }
-
-  var nav = document.getElementById('resources');
-  D.order.forEach(function (r) {
-    var a = el('a', r.replace('_', ' '), { href: '#/' + r });
-    a.appendChild(el('b', R[r].ids.length));
-    nav.appendChild(a);
-  });
-
-  var Q = D.quality || { findings: [], shape: {} };
-  var qa = el('a', 'data quality', { href: '#/_quality', id: 'nav-quality' });
-  qa.appendChild(el('b', Q.findings.reduce(function (n, f) { return n + f.count; }, 0)));
-  nav.appendChild(qa);
-
-  function fnv(id, buckets) {
-    var h = 0x811c9dc5;
-    for (var i = 0; i < id.length; i++) { h ^= id.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
-    return h % buckets;
-  }
-  var loaded = {}, waiting = {};
-  window.IM_RECORDS = function (r, n, records) {
-    var key = r + '/' + n;
-    loaded[key] = records;
-    (waiting[key] || []).forEach(function (cb) { cb(records); });
-    delete waiting[key];
-  };
-  // Own properties only: an id such as "constructor" must not find Object.prototype's.
-  function own(recs, id) { return Object.prototype.hasOwnProperty.call(recs, id) ? recs[id] : undefined; }
-  function withRecord(r, id, cb) {
-    var key = r + '/' + fnv(id, R[r].buckets);
-    if (loaded[key]) return cb(own(loaded[key], id));
-    if (waiting[key]) return waiting[key].push(function (recs) { cb(own(recs, id)); });
-    waiting[key] = [function (recs) { cb(own(recs, id)); }];
-    var s = el('script', null, { src: '_browser/records/' + key + '.js' });
-    s.onerror = function () { delete waiting[key]; view.appendChild(el('p', 'Could not load ' + s.getAttribute('src') + '.', { class: 'muted' })); };
-    document.body.appendChild(s);
-  }
-
-  function results(title, hits, total) {
-    clear();
-    view.appendChild(el('h2', title)).appendChild(el('small', total > hits.length ? 'first ' + hits.length + ' of ' + total : String(total)));
-    var ul = view.appendChild(el('ul', null, { class: 'results' }));
-    hits.forEach(function (h) {
-      var li = ul.appendChild(el('li'));
-      li.appendChild(el('span', R[h[0]].singular.replace('_', ' '), { class: 'kind' }));
-      li.appendChild(link(h[0], h[1]));
-    });
-  }
-
-  function search(term) {
-    var t = term.trim().toLowerCase();
-    if (!t) return route();
-    var hits = [], total = 0;
-    D.order.forEach(function (r) {
-      var names = lower[r];
-      for (var i = 0; i < names.length; i++) if (names[i].indexOf(t) !== -1) { total++; if (hits.length < MAX_RESULTS) hits.push([r, i]); }
-    });
-    results('Names containing “' + term.trim() + '”', hits, total);
-  }
-
-  function changeSummary() {
-    var c = D.lastChange;
-    if (!c || typeof c !== 'object') return null;
-    var box = el('div', null, { class: 'change' });
-    box.appendChild(el('strong', c.initial ? 'First snapshot' : 'Last change'));
-    box.appendChild(el('span', ' at ' + c.at, { class: 'muted' }));
-    var counts = c.counts || {};
-    var ids = c.resources || {};
-    var ul = box.appendChild(el('ul'));
-    D.order.forEach(function (r) {
-      var n = counts[r] || ids[r];
-      if (!n || typeof n !== 'object') return;
-      var num = function (k) { return typeof n[k] === 'number' ? n[k] : Array.isArray(n[k]) ? n[k].length : 0; };
-      var li = ul.appendChild(el('li', r.replace('_', ' ') + ': ' + num('added') + ' added, ' + num('removed') + ' removed, ' + num('changed') + ' changed'));
-      var changed = ids[r] && Array.isArray(ids[r].changed) ? ids[r].changed.slice(0, 5) : [];
-      changed.forEach(function (ch) {
-        var id = ch && typeof ch === 'object' ? ch.id : ch;
-        var i = pos[r].get(id);
-        if (i === undefined) return;
-        li.appendChild(document.createTextNode(' · '));
-        li.appendChild(link(r, i));
-      });
-    });
-    if (c.initial && c.records) ul.appendChild(el('li', 'records: ' + D.order.map(function (r) { return r + ' ' + (c.records[r] || 0); }).join(', ')));
-    return box;
-  }
-
-  function home() {
-    clear();
-    var summary = changeSummary();
-    if (summary) view.appendChild(summary);
-    view.appendChild(el('h2', 'Resources'));
-    var ul = view.appendChild(el('ul', null, { class: 'results' }));
-    D.order.forEach(function (r) {
-      var li = ul.appendChild(el('li'));
-      li.appendChild(el('a', r.replace('_', ' '), { href: '#/' + r }));
-      li.appendChild(el('span', ' ' + R[r].ids.length + ' records', { class: 'muted' }));
-    });
-  }
-
-  function listResource(r) {
-    var n = Math.min(R[r].ids.length, MAX_RESULTS);
-    var hits = [];
-    for (var i = 0; i < n; i++) hits.push([r, i]);
-    results(r.replace('_', ' '), hits, R[r].ids.length);
-  }
-
-  function value(v) {
-    if (v !== null && typeof v === 'object') return el('pre', JSON.stringify(v, null, 2));
-    return el('span', v === null ? 'null' : String(v));
-  }
-
-  function linkSection(title, r, indexes) {
-    var s = el('section', null, { class: 'links' });
-    s.appendChild(el('h3', title + ' (' + indexes.length + ')'));
-    var ul = s.appendChild(el('ul', null, { class: 'results' }));
-    indexes.slice(0, MAX_RESULTS).forEach(function (i) { ul.appendChild(el('li')).appendChild(link(r, i)); });
-    if (indexes.length === 0) ul.appendChild(el('li', 'none', { class: 'muted' }));
-    return s;
-  }
-
-  function showRecord(r, id) {
-    var i = pos[r] && pos[r].get(id);
-    clear();
-    if (i === undefined) { view.appendChild(el('h2', 'No ' + r + ' record with id ' + id)); return; }
-    var h = view.appendChild(el('h2', R[r].names[i]));
-    h.appendChild(el('small', R[r].singular.replace('_', ' ') + ' ' + id));
-    var links = [];
-    if (r === 'servers') links.push(linkSection('Appservers', 'appservers', serverApps[i]), linkSection('Databases', 'databases', serverDbs[i]));
-    if (r === 'appservers') links.push(linkSection('Server', 'servers', D.links.appserverServer[i] >= 0 ? [D.links.appserverServer[i]] : []));
-    if (r === 'databases') links.push(linkSection('Servers', 'servers', D.links.databaseServers[i]));
-    links.forEach(function (s) { view.appendChild(s); });
-    var table = el('table');
-    view.insertBefore(table, links[0] || null);
-    table.appendChild(el('tr')).appendChild(el('td', 'loading…', { class: 'muted' }));
-    withRecord(r, id, function (record) {
-      table.textContent = '';
-      if (!record) { table.appendChild(el('tr')).appendChild(el('td', 'details not found', { class: 'muted' })); return; }
-      Object.keys(record).forEach(function (k) {
-        var tr = table.appendChild(el('tr'));
-        tr.appendChild(el('th', k));
-        tr.appendChild(el('td')).appendChild(value(record[k]));
-      });
-    });
-  }
-
-  function qualityView() {
-    clear();
-    view.appendChild(el('h2', 'Data quality')).appendChild(el('small', Q.findings.length + ' kinds of finding, largest first'));
-    if (!Q.findings.length) view.appendChild(el('p', 'No findings: the service sent what its API document describes.', { class: 'muted' }));
-    else {
-      var table = view.appendChild(el('table', null, { class: 'findings' }));
-      var head = table.appendChild(el('tr'));
-      ['finding', 'records', 'meaning'].forEach(function (t) { head.appendChild(el('th', t)); });
-      Q.findings.forEach(function (f, n) {
-        var tr = table.appendChild(el('tr'));
-        tr.appendChild(el('td')).appendChild(el('a', f.resource + (f.field ? ' ' + f.field : '') + ': ' + f.code, { href: '#/_quality/' + n }));
-        tr.appendChild(el('td', f.count + ' (' + (f.share * 100).toFixed(1) + '%)', { class: 'count' }));
-        tr.appendChild(el('td', f.meaning, { class: 'muted' }));
-      });
-    }
-    var shape = Object.keys(Q.shape || {});
-    if (shape.length) {
-      view.appendChild(el('h3', 'Fields only one view carries (the service renders its list and single views differently; not a finding)'));
-      var ul = view.appendChild(el('ul'));
-      shape.forEach(function (r) {
-        var s = Q.shape[r];
-        ul.appendChild(el('li', r + ': only in the list ' + (s.listOnly.join(', ') || 'none') + '; only in the single view ' + (s.singleOnly.join(', ') || 'none')));
-      });
-    }
-  }
-
-  function findingView(n) {
-    var f = Q.findings[n];
-    clear();
-    if (!f) { view.appendChild(el('h2', 'No such finding')); return; }
-    view.appendChild(el('h2', f.resource + (f.field ? ' ' + f.field : '') + ': ' + f.code)).appendChild(el('small', f.count + ' records'));
-    view.appendChild(el('p', f.meaning, { class: 'muted' }));
-    var ul = view.appendChild(el('ul', null, { class: 'results' }));
-    f.ids.forEach(function (id) {
-      var i = pos[f.resource] && pos[f.resource].get(id);
-      var li = ul.appendChild(el('li'));
-      if (i === undefined) li.appendChild(el('span', id));
-      else li.appendChild(link(f.resource, i)).after(el('span', ' ' + id, { class: 'muted' }));
-    });
-    if (f.count > f.ids.length) ul.appendChild(el('li', '… and ' + (f.count - f.ids.length) + ' more (all of them are in _meta/quality.json)', { class: 'muted' }));
-  }
-
-  function route() {
-    var parts = location.hash.replace(/^#\\/?/, '').split('/');
-    if (parts[0] === '_quality') return parts.length > 1 && parts[1] !== '' ? findingView(Number(parts[1])) : qualityView();
-    // An own resource only: "#/constructor" must not find Object.prototype's.
-    var r = own(R, parts[0]) ? parts[0] : '';
-    if (r && parts.length > 1) return showRecord(r, decodeURIComponent(parts.slice(1).join('/')));
-    if (r) return listResource(r);
-    home();
-  }
-
-  var q = document.getElementById('q');
-  var timer;
-  q.addEventListener('input', function () {
-    clearTimeout(timer);
-    timer = setTimeout(function () { search(q.value); }, 120);
-  });
-  window.addEventListener('hashchange', function () { q.value = ''; route(); });
-  route();
-})();
+.error{color:#a3271f}
+ul.results{list-style:none;padding:0;margin:0;background:#fff;border:1px solid #dde1e7;border-radius:6px}
+ul.results li{padding:.3rem .75rem;border-top:1px solid #eef0f3;overflow-wrap:anywhere}
+ul.results li:first-child{border-top:0}
+table{border-collapse:collapse;background:#fff;border:1px solid #dde1e7}
+th,td{text-align:left;vertical-align:top;padding:.35rem .7rem;border-top:1px solid #eef0f3}
+th{color:#5b6473;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.scroll,.tablewrap{overflow-x:auto;max-width:100%}
+.toolbar{display:flex;flex-wrap:wrap;gap:.5rem .8rem;align-items:center;margin-bottom:.8rem}
+.toolbar input[type=search]{flex:0 1 18rem;min-width:0;padding:.4rem .6rem;border:1px solid #c7ced8;border-radius:6px;font-size:.95rem}
+.toolbar .searched{font-size:.85rem}
+button,summary{font:inherit;font-size:.9rem;padding:.3rem .7rem;border:1px solid #c7ced8;border-radius:6px;background:#fff;color:#1f3a5f;cursor:pointer}
+.chooser{position:relative}
+.chooser>div{position:absolute;z-index:2;margin-top:.3rem;background:#fff;border:1px solid #c7ced8;border-radius:6px;padding:.5rem .8rem;max-height:22rem;overflow:auto;min-width:14rem;box-shadow:0 4px 14px rgba(0,0,0,.12)}
+.chooser label{display:block;white-space:nowrap;font-size:.9rem}
+.layout{display:grid;grid-template-columns:13.5rem minmax(0,1fr);gap:1rem;align-items:start}
+.layout>.tablewrap:only-child{grid-column:1/-1}
+.facets{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.2rem .8rem .6rem}
+.facet h3{font-size:.85rem;text-transform:uppercase;letter-spacing:.03em;color:#5b6473}
+.facet ul{list-style:none;margin:0;padding:0}
+.facet li{display:flex;gap:.4rem;font-size:.9rem;overflow-wrap:anywhere}
+.facet li .count{margin-left:auto;flex:none;white-space:nowrap;color:#5b6473;font-variant-numeric:tabular-nums}
+.facet li a,.facet li strong{min-width:0}
+.facet a.clear{text-decoration:none;font-weight:bold;color:#a3271f}
+table.grid{width:100%}
+table.grid th{white-space:nowrap;background:#f0f3f7}
+table.grid th,table.grid td{padding:.3rem .55rem}
+table.grid th a{color:#1d2430;text-decoration:none}
+table.grid td{white-space:nowrap}
+table.grid td.long{white-space:normal;min-width:18rem}
+.pager{display:flex;flex-wrap:wrap;gap:.3rem .9rem;align-items:center;padding:.6rem 0}
+.pager .off{color:#aab1bc}
+.record{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.2rem;align-items:start}
+table.fields{width:100%;table-layout:fixed}
+table.fields>tbody>tr>th,table.fields>tr>th{width:13rem;overflow-wrap:anywhere}
+table.fields td{overflow-wrap:anywhere}
+table.kv,table.nested{font-size:.88rem;border-color:#e4e8ee}
+.stack{display:flex;flex-direction:column;gap:.5rem}
+table.kv th{width:auto;font-weight:500;white-space:nowrap}
+table.nested th,table.nested td{white-space:nowrap}
+section.history ul.fields{margin:.2rem 0;padding-left:1.2rem;font-family:ui-monospace,monospace;font-size:.85rem}
+.cards{display:flex;flex-wrap:wrap;gap:.8rem;margin-bottom:1rem}
+.card{display:flex;flex-direction:column;min-width:9rem;padding:.7rem 1rem;background:#fff;border:1px solid #dde1e7;border-radius:8px;text-decoration:none;color:#1f3a5f}
+.card b{font-size:1.5rem}
+.change{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.6rem .9rem;margin-bottom:.8rem}
+.change ul{margin:.3rem 0;padding-left:1.2rem}
+.change ul.ids{list-style:none;padding-left:.6rem;font-size:.9rem}
+.change li{overflow-wrap:anywhere}
+.change .removed{color:#a3271f}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,30rem),1fr));gap:1rem}
+figure.chart{margin:0;background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.6rem .9rem}
+figure.chart figcaption{font-weight:600;margin-bottom:.4rem}
+figure.chart svg{width:100%;max-width:44rem;height:auto;font-size:12px}
+figure.chart .bar{fill:#3c78c3}
+figure.chart a:hover .bar{fill:#1f3a5f}
+figure.chart .lbl{fill:#1d2430}
+figure.chart .val{fill:#5b6473}
+table.findings td.count{white-space:nowrap;text-align:right}
+@media (max-width:720px){
+header,nav#resources,main{padding-left:.8rem;padding-right:.8rem}
+.layout,.record{grid-template-columns:minmax(0,1fr)}
+.layout>.facets{order:2}
+.toolbar input[type=search]{flex:1 1 100%}
+table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;overflow-wrap:anywhere;width:7rem}
+table.kv th,table.kv td{white-space:normal;overflow-wrap:anywhere;padding:.3rem .4rem}
+}
 `;

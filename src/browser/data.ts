@@ -1,17 +1,16 @@
 /**
  * The data of the offline page (pure). Pages opened from disk cannot fetch() local JSON in
- * Chromium, so the data comes as scripts: `_browser/data.js` holds a compact index (ids, names,
- * links, counts, the last change, the data-quality findings), and each record's details sit in
- * one of a number of buckets `_browser/records/<resource>/<n>.js`, loaded by a <script> tag on
- * demand. The number of buckets is a power of two, so it changes rarely: a changed record rewrites
- * its own bucket, not every bucket.
+ * Chromium, so the data comes as scripts loaded by <script> tags on demand: `_browser/data.js`
+ * holds what the first screen needs (counts, file layout, data-quality findings), each resource's
+ * table sits in chunks (table.ts), the change history in one script (history.ts), and each
+ * record's details in one of a number of buckets `_browser/records/<resource>/<n>.js`. The number
+ * of buckets is a power of two, so it changes rarely: a changed record rewrites its own bucket,
+ * not every bucket.
  */
 import type { ResourceName } from '../spec/resources.js';
 import { RESOURCE_NAMES, RESOURCES } from '../spec/resources.js';
 import { CODE_MEANINGS } from '../validate/findings.js';
 import type { Quality } from '../validate/quality.js';
-import { decodeJson } from '../json/encode.js';
-import { isPlainObject } from '../util/json-value.js';
 
 /** About at most this many records per detail bucket: small scripts, few files. */
 const RECORDS_PER_BUCKET = 200;
@@ -38,51 +37,20 @@ export function bucketOf(id: string, buckets: number): number {
   return hash % buckets;
 }
 
-/** What the page lists of a resource: ids and names in list order, and the fields links follow. */
-export interface PageList {
-  ids: string[];
-  names: string[];
-  /** appservers: server_id per record; databases: server_names per record. */
-  refs: unknown[];
+/** What data.js says of one resource: how many records, and into how many files its table and details are split. */
+export interface ResourceSummary {
+  count: number;
+  chunks: number;
+  buckets: number;
 }
 
-/** One list item's contribution to its PageList. */
-export function addItem(list: PageList, resource: ResourceName, item: Record<string, unknown>): void {
-  const id = String(item.id);
-  list.ids.push(id);
-  list.names.push(typeof item.name === 'string' ? item.name : id);
-  if (resource === 'appservers') list.refs.push(item.server_id);
-  if (resource === 'databases') list.refs.push(item.server_names);
-}
-
-/** The newest entry of `_meta/changes.json`, read defensively (absent or odd: undefined). */
-export function lastChange(bytes: Buffer | undefined): Record<string, unknown> | undefined {
-  const body = decodeJson(bytes);
-  const entries = isPlainObject(body) && Array.isArray(body.changes) ? body.changes.filter(isPlainObject) : [];
-  let newest: Record<string, unknown> | undefined;
-  for (const entry of entries) if (typeof entry.at === 'string' && (!newest || entry.at > (newest.at as string))) newest = entry;
-  return newest;
-}
-
-/** `data.js`: the index of every record, the links between them, the last change and the findings. */
-export function dataScript(lists: Record<ResourceName, PageList>, change: Record<string, unknown> | undefined, quality: Quality): string {
-  const serverIndex = new Map(lists.servers.ids.map((id, i) => [id, i]));
-  const serverByName = new Map<string, number>();
-  lists.servers.names.forEach((name, i) => {
-    if (!serverByName.has(name)) serverByName.set(name, i);
-  });
-  const resources = Object.fromEntries(
-    RESOURCE_NAMES.map((r) => [r, { singular: RESOURCES[r].singular, buckets: bucketCount(lists[r].ids.length), ids: lists[r].ids, names: lists[r].names }]),
-  );
-  // Links by position in the servers list: an appserver's server, a database's servers.
-  const links = {
-    appserverServer: lists.appservers.refs.map((id) => serverIndex.get(String(id)) ?? -1),
-    databaseServers: lists.databases.refs.map((names) => (Array.isArray(names) ? names.map((n) => serverByName.get(String(n)) ?? -1).filter((i) => i >= 0) : [])),
-  };
+/** `data.js`: what the first screen needs (record counts, file layout, the data-quality findings); tables come later. */
+export function dataScript(summaries: Record<ResourceName, ResourceSummary>, quality: Quality): string {
+  const resources = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { singular: RESOURCES[r].singular, ...summaries[r] }]));
   const findings = [...quality.findings]
     .sort((a, b) => b.count - a.count)
     .map((g) => ({ resource: g.resource, field: g.field, code: g.code, meaning: CODE_MEANINGS[g.code], count: g.count, share: g.share, ids: g.ids.slice(0, IDS_PER_FINDING) }));
-  const data = { format: 2, order: RESOURCE_NAMES, resources, links, lastChange: change ?? null, quality: { findings, shape: quality.shape } };
+  const data = { format: 3, order: RESOURCE_NAMES, resources, quality: { findings, shape: quality.shape } };
   return `window.IM_DATA=${JSON.stringify(data)};\n`;
 }
 

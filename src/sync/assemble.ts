@@ -75,6 +75,6 @@ export async function assemble(input: AssembleInput): Promise<Assembled> {
   if (history.restarted) input.log.warn(`${CHANGES_FILE} was not a change history of ours; starting it afresh`);
   if (history.bytes) await writer.put(CHANGES_FILE, history.bytes);
   await writer.put(QUALITY_FILE, encodeQuality(quality));
-  if (input.browser) await browserFiles({ writer, paths, quality, lastChange: history.bytes });
+  if (input.browser) await browserFiles({ writer, quality, changes, records, initial, at: input.at });
   return { records, changes, initial };
 }

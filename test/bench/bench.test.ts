@@ -76,6 +76,8 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   expect(stdout).toMatch(/slow service: 150 servers, 20 ms a request, 8 workers/);
 
   expect(results.options).toMatchObject({ scaling: [150, 300], profile: null });
+  // The offline page's load time is left out of a --quick run, saying so.
+  expect(results.notes.filter((note: string) => /^offline page/.test(note))).toEqual(['offline page: not measured (--quick)']);
   expect(stdout).toMatch(/scaling, serve on the synced folder/);
   expect(results.scaling.map((row: ScalingRow) => [row.scale, row.runs])).toEqual([
     [150, 1],

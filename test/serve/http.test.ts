@@ -140,7 +140,7 @@ describe('serve over HTTP', () => {
   it('bodies streamed from disk (past streamAboveBytes) are the same bytes, in every coding and for HEAD', async () => {
     const streaming = await startServe({ dir: mirror.dir, quiet: true, streamAboveBytes: 1000, cacheBytes: 4000 });
     try {
-      const paths = ['/servers.json', '/_meta/manifest.json', '/servers.json?by_virtual=1', '/servers.json?search=a', '/servers.json?by_system=1&search=e', '/databases.json?include=servers&by_name=a', '/_browser/data.js', '/_browser/app.js'];
+      const paths = ['/servers.json', '/_meta/manifest.json', '/servers.json?by_virtual=1', '/servers.json?search=a', '/servers.json?by_system=1&search=e', '/databases.json?include=servers&by_name=a', '/_browser/tables/servers/0.js', '/_browser/app.js'];
       for (const path of paths) {
         const expected = await raw(serve.url, path);
         expect(expected.body.length, path).toBeGreaterThan(1000);

@@ -1,0 +1,186 @@
+/**
+ * The page's tables (pure): one row per record, column-oriented, split into chunks
+ * `_browser/tables/<resource>/<n>.js` by a hash of the id, so a changed record rewrites its own
+ * chunk and the page loads a resource's table only when it is opened. A row merges the record's
+ * list item with its single view (the service renders the two differently: `ip` only in the
+ * single view, `virtual` only in the list), nested values flattened into cells.
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceName } from '../spec/resources.js';
+import { isPlainObject } from '../util/json-value.js';
+import { BROWSER_DIR, bucketOf } from './data.js';
+
+/** About at most this many rows per table chunk: few scripts to load, each small enough to rewrite. */
+const ROWS_PER_CHUNK = 4096;
+/** Bumped when what a chunk holds changes shape, so every chunk is built again. */
+const TABLE_FORMAT = 2;
+
+export const tableFile = (resource: ResourceName, chunk: number): string => `${BROWSER_DIR}/tables/${resource}/${chunk}.js`;
+
+/** A cell: a scalar, or for a column of links the ids it points to. */
+export type Cell = string | number | boolean | null | string[];
+
+/** Chunks for `count` rows: a power of two (it changes rarely), at most ROWS_PER_CHUNK rows each. */
+export function tableChunkCount(count: number): number {
+  let chunks = 1;
+  while (chunks * ROWS_PER_CHUNK < count) chunks *= 2;
+  return chunks;
+}
+
+/** The chunk of a record: the same hash as the detail buckets, so a chunk holds whole buckets. */
+export const chunkOf = (id: string, chunks: number): number => bucketOf(id, chunks);
+
+const isScalar = (v: unknown): v is string | number | boolean | null => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+/** A reference to another record as the service renders it: `{id, name, …}`. */
+const isReference = (v: unknown): v is Record<string, unknown> & { id: string } => isPlainObject(v) && typeof v.id === 'string';
+
+/**
+ * One record's cells, keyed by column: the single view's values, the list item's where the single
+ * view lacks them or holds null. A reference `{id, name}` gives a column of its name and one of its
+ * id (`<field>.id`, which the page turns into a link); an object of values gives a column per key
+ * (`location.site`); a list of records with ids gives their names and ids (a database's servers
+ * and instances); a list of strings is joined; any other list counts its entries.
+ */
+export function tableRow(item: Record<string, unknown> | undefined, single: Record<string, unknown> | undefined): Record<string, Cell> {
+  const row: Record<string, Cell> = {};
+  const keys = new Set([...Object.keys(single ?? {}), ...Object.keys(item ?? {})]);
+  for (const key of keys) {
+    if (key === 'id') continue;
+    const value = single?.[key] ?? item?.[key] ?? null;
+    if (isScalar(value)) row[key] = value;
+    else if (isReference(value)) {
+      row[key] = typeof value.name === 'string' ? value.name : value.id;
+      row[`${key}.id`] = [value.id];
+    } else if (isPlainObject(value)) {
+      for (const [sub, v] of Object.entries(value)) row[`${key}.${sub}`] = isScalar(v) ? v : JSON.stringify(v);
+    } else if (Array.isArray(value)) {
+      if (value.length > 0 && value.every(isReference)) {
+        row[key] = value.map((v) => (typeof v.name === 'string' ? v.name : v.id)).join(', ');
+        row[`${key}.id`] = value.map((v) => v.id);
+      } else if (value.every((v) => typeof v === 'string')) row[key] = value.join(', ');
+      else row[key] = value.length;
+    }
+  }
+  return row;
+}
+
+/**
+ * What the mirror's filtered views say of a record: of a server, its most specific operating
+ * system (by_system) and whether it is virtual (by_virtual); of an operating system, its parent.
+ */
+export interface ViewFacts {
+  os?: { id: string; name: string };
+  virtual?: boolean;
+  parent?: { id: string; name: string };
+}
+
+/**
+ * A row completed from the filtered views where the record itself does not say: a service that
+ * renders records as its API document lists them names no server's operating system, no virtual
+ * flag and no system's parent, but the mirror holds every `by_system` and `by_virtual` view.
+ */
+export function withViewFacts(row: Record<string, Cell>, facts: ViewFacts | undefined): Record<string, Cell> {
+  const fill = (key: string, ref: { id: string; name: string } | undefined): void => {
+    if (!ref || row[`${key}.id`] !== undefined) return;
+    row[key] = ref.name;
+    row[`${key}.id`] = [ref.id];
+  };
+  fill('operating_system', facts?.os);
+  fill('parent', facts?.parent);
+  if (facts?.virtual !== undefined && (row.virtual === undefined || row.virtual === null)) row.virtual = facts.virtual;
+  return row;
+}
+
+/**
+ * From the `by_system` views (per server, the systems whose view holds it): each server's most
+ * specific system, the one with the smallest view, and each system's parent, the system with the
+ * smallest view strictly larger that holds all of its servers. A system whose view is empty or
+ * equal to another's gets no parent: the views cannot tell.
+ */
+export function systemFacts(systems: readonly { id: string; name: string; size: number }[], serverSystems: ReadonlyMap<string, readonly number[]>): { servers: Map<string, number>; parents: Map<number, number> } {
+  const servers = new Map<string, number>();
+  const common = new Map<number, Set<number>>();
+  for (const [server, list] of serverSystems) {
+    let best = list[0]!;
+    for (const s of list) if (systems[s]!.size < systems[best]!.size) best = s;
+    servers.set(server, best);
+    for (const s of list) {
+      const seen = common.get(s);
+      if (seen === undefined) common.set(s, new Set(list));
+      else for (const other of seen) if (!list.includes(other)) seen.delete(other);
+    }
+  }
+  const parents = new Map<number, number>();
+  for (const [s, holders] of common) {
+    let parent: number | undefined;
+    for (const h of holders) if (systems[h]!.size > systems[s]!.size && (parent === undefined || systems[h]!.size < systems[parent]!.size)) parent = h;
+    if (parent !== undefined) parents.set(s, parent);
+  }
+  return { servers, parents };
+}
+
+/**
+ * A column: its name and one cell per row, or, when few values repeat (an OS name, a site, a
+ * flag), its name, one code per row and the values the codes stand for: a fraction of the bytes
+ * to load and parse.
+ */
+export type Column = [string, Cell[]] | [string, number[], Cell[]];
+
+/** A chunk's rows in column form: ids, and its columns in order of first appearance. */
+export interface TableChunk {
+  ids: string[];
+  columns: Column[];
+}
+
+/** Turns rows into columns (a row without a column holds null there), coding the columns whose values repeat. */
+export function toColumns(ids: readonly string[], rows: readonly Record<string, Cell>[]): TableChunk {
+  const cells = new Map<string, Cell[]>();
+  rows.forEach((row, i) => {
+    for (const [key, cell] of Object.entries(row)) {
+      let column = cells.get(key);
+      if (!column) cells.set(key, (column = new Array<Cell>(rows.length).fill(null)));
+      column[i] = cell;
+    }
+  });
+  return { ids: [...ids], columns: [...cells].map(([name, column]) => coded(name, column)) };
+}
+
+/** A column coded against its distinct values when they are few (at most a third of its rows). */
+function coded(name: string, column: Cell[]): Column {
+  const index = new Map<string, number>();
+  const values: Cell[] = [];
+  const codes = column.map((cell) => {
+    const key = JSON.stringify(cell);
+    let code = index.get(key);
+    if (code === undefined) {
+      index.set(key, (code = values.length));
+      values.push(cell);
+    }
+    return code;
+  });
+  return values.length * 3 <= column.length ? [name, codes, values] : [name, column];
+}
+
+/**
+ * What a chunk is built from, as a short hash: its layout, and per member its id, its list item's
+ * digest, its record file's hash and what the filtered views say of it. The same fingerprint means the same chunk, so the sync keeps
+ * the file without reading a record.
+ */
+export function chunkFingerprint(layout: readonly number[], members: readonly (readonly string[])[]): string {
+  const hash = createHash('sha256').update(JSON.stringify([TABLE_FORMAT, layout]));
+  for (const member of members) hash.update(JSON.stringify(member));
+  return hash.digest('base64url').slice(0, 22);
+}
+
+/** The first line of a chunk: its fingerprint, read back by the next sync. */
+export const chunkHeader = (fingerprint: string): string => `/*im:${fingerprint}*/\n`;
+
+/** The fingerprint in the first bytes of a chunk file, if it has one. */
+export function readChunkHeader(head: Buffer): string | undefined {
+  return /^\/\*im:([A-Za-z0-9_-]+)\*\/\n/.exec(head.toString('latin1'))?.[1];
+}
+
+/** One chunk's script: arrays and strings only, so no key of the data can set a prototype. */
+export function tableScript(resource: ResourceName, chunk: number, fingerprint: string, table: TableChunk): string {
+  return `${chunkHeader(fingerprint)}IM_TABLE(${JSON.stringify(resource)},${chunk},${JSON.stringify(table.ids)},${JSON.stringify(table.columns)});\n`;
+}

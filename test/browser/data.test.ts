@@ -1,0 +1,191 @@
+/**
+ * The page's pure data builders: table rows from a list item and a single view, column coding,
+ * chunk scripts and fingerprints, the change history with values, data.js. No network, no files.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptyChangeSet } from '../../src/diff/engine.js';
+import { bucketCount, bucketOf, dataScript } from '../../src/browser/data.js';
+import { addHistoryEntry, historyEntry, historyScript, parseHistoryScript } from '../../src/browser/history.js';
+import { chunkFingerprint, chunkOf, readChunkHeader, systemFacts, tableChunkCount, tableRow, tableScript, toColumns, withViewFacts } from '../../src/browser/table.js';
+
+/** Runs a page script with the page's callback stubbed, returning what it was called with. */
+function run(script: string, callback: string): unknown[] {
+  const calls: unknown[] = [];
+  new Function(callback, script)((...args: unknown[]) => calls.push(args));
+  return calls;
+}
+
+describe('table rows', () => {
+  it('merge the list item and the single view: the single view wins unless it holds null', () => {
+    const item = { id: '1', name: 'stale-name', memory_GB: 8, virtual: true, ipaddress: '10.0.0.1', hypervisor_name: 'kvm-1' };
+    const single = { id: '1', name: 'web-1', memory_GB: 16, ip: null, hypervisor_name: null, operating_system: { id: '24', name: 'FreeBSD 13.3', codename: null } };
+    expect(tableRow(item, single)).toEqual({
+      name: 'web-1',
+      memory_GB: 16,
+      ip: null,
+      hypervisor_name: 'kvm-1',
+      operating_system: 'FreeBSD 13.3',
+      'operating_system.id': ['24'],
+      virtual: true,
+      ipaddress: '10.0.0.1',
+    });
+  });
+
+  it('flatten objects into key columns, lists of records into names and ids, other lists into counts', () => {
+    const single = {
+      id: 'd1',
+      server_names: ['a', 'b'],
+      servers: [
+        { id: '7', name: 'a' },
+        { id: '9', name: 'b' },
+      ],
+      instances: [{ id: 'i1', name: 'db_1', config: { max: 1 } }],
+      tags: [1, 2, 3],
+      location: { site: '4', room: '41', extra: { deep: true } },
+    };
+    expect(tableRow(undefined, single)).toEqual({
+      server_names: 'a, b',
+      servers: 'a, b',
+      'servers.id': ['7', '9'],
+      instances: 'db_1',
+      'instances.id': ['i1'],
+      tags: 3,
+      'location.site': '4',
+      'location.room': '41',
+      'location.extra': '{"deep":true}',
+    });
+  });
+});
+
+describe('facts from the filtered views', () => {
+  it('give each server its most specific system and each system its parent, where the views can tell', () => {
+    // Linux ⊃ Debian ⊃ Debian 12; Windows holds one server; Solaris none.
+    const systems = [
+      { id: '1', name: 'Linux', size: 3 },
+      { id: '2', name: 'Debian', size: 2 },
+      { id: '3', name: 'Debian 12', size: 1 },
+      { id: '4', name: 'Windows', size: 1 },
+      { id: '5', name: 'Solaris', size: 0 },
+    ];
+    const serverSystems = new Map([
+      ['a', [0, 1, 2]],
+      ['b', [0, 1]],
+      ['c', [0]],
+      ['d', [3]],
+    ]);
+    const { servers, parents } = systemFacts(systems, serverSystems);
+    expect(Object.fromEntries(servers)).toEqual({ a: 2, b: 1, c: 0, d: 3 });
+    expect(Object.fromEntries(parents)).toEqual({ 1: 0, 2: 1 });
+  });
+
+  it('fill a row only where the record says nothing', () => {
+    const facts = { os: { id: '3', name: 'Debian 12' }, virtual: true };
+    expect(withViewFacts({ name: 'a', virtual: null }, facts)).toEqual({ name: 'a', virtual: true, operating_system: 'Debian 12', 'operating_system.id': ['3'] });
+    expect(withViewFacts({ operating_system: 'AIX', 'operating_system.id': ['9'], virtual: false }, facts)).toEqual({ operating_system: 'AIX', 'operating_system.id': ['9'], virtual: false });
+  });
+});
+
+describe('table chunks', () => {
+  it('are a power of two, and a chunk holds whole detail buckets', () => {
+    expect([0, 1, 4096, 4097, 20_000, 200_000].map(tableChunkCount)).toEqual([1, 1, 1, 2, 8, 64]);
+    const chunks = tableChunkCount(20_000);
+    const buckets = bucketCount(20_000);
+    for (const id of ['1', '1000', 'x/y', 'é']) expect(bucketOf(id, buckets) % chunks).toBe(chunkOf(id, chunks));
+  });
+
+  it('code columns whose values repeat, and keep others as they are', () => {
+    const rows = Array.from({ length: 9 }, (_, i) => ({ name: `s${i}`, os: i % 2 ? 'Linux' : 'AIX', ...(i === 0 ? { only: 'x' } : {}) }));
+    const table = toColumns(
+      rows.map((_, i) => String(i)),
+      rows,
+    );
+    expect(table.columns).toEqual([
+      ['name', rows.map((r) => r.name)],
+      ['os', [0, 1, 0, 1, 0, 1, 0, 1, 0], ['AIX', 'Linux']],
+      ['only', [0, 1, 1, 1, 1, 1, 1, 1, 1], ['x', null]],
+    ]);
+  });
+
+  it('are scripts that hand ids and columns to IM_TABLE, a "__proto__" column included, behind a fingerprint header', () => {
+    const fingerprint = chunkFingerprint([1, 1], [['1', 'digest', 'sha']]);
+    const script = tableScript('servers', 0, fingerprint, toColumns(['1'], [{ __proto__: 'p', name: 'web' } as never]));
+    expect(readChunkHeader(Buffer.from(script))).toBe(fingerprint);
+    expect(run(script, 'IM_TABLE')).toEqual([['servers', 0, ['1'], [['name', ['web']]]]]);
+    const odd = tableScript('servers', 0, fingerprint, toColumns(['1'], [JSON.parse('{"__proto__":"p"}') as never]));
+    expect(run(odd, 'IM_TABLE')).toEqual([['servers', 0, ['1'], [['__proto__', ['p']]]]]);
+  });
+
+  it('fingerprints change with any member, its list item or its record file, and with the layout', () => {
+    const base = chunkFingerprint([8, 128], [['1', 'a', 'x']]);
+    expect(chunkFingerprint([8, 128], [['1', 'a', 'x']])).toBe(base);
+    for (const other of [chunkFingerprint([8, 128], [['2', 'a', 'x']]), chunkFingerprint([8, 128], [['1', 'b', 'x']]), chunkFingerprint([8, 128], [['1', 'a', 'y']]), chunkFingerprint([16, 128], [['1', 'a', 'x']])])
+      expect(other).not.toBe(base);
+  });
+});
+
+describe('the change history', () => {
+  const records = { applications: 1, databases: 0, operating_systems: 0, servers: 2, appservers: 0 };
+
+  it('keeps what each changed field was and became, and names added and removed records', () => {
+    const changes = emptyChangeSet();
+    changes.servers.added.push('3');
+    changes.servers.removed.push('2');
+    changes.servers.changed.push('1');
+    changes.servers.names = { '1': 'web-1', '2': 'old-2', '3': 'new-3' };
+    changes.servers.fields['1'] = [
+      { path: 'memory_GB', old: 64, new: 128 },
+      { path: 'extended_attributes.cost_center', new: 'CC-1' },
+      { path: 'location', old: { site: '1' }, new: null },
+    ];
+    const entry = historyEntry('2026-01-02T03:04:05.000Z', changes, records, false);
+    expect(entry.resources).toEqual({
+      servers: {
+        counts: { added: 1, removed: 1, changed: 1 },
+        added: [['3', 'new-3']],
+        removed: [['2', 'old-2']],
+        changed: [
+          [
+            '1',
+            'web-1',
+            [
+              ['memory_GB', 64, 128],
+              ['extended_attributes.cost_center', null, 'CC-1'],
+              ['location', '{"site":"1"}', null],
+            ],
+          ],
+        ],
+      },
+    });
+  });
+
+  it('round-trips through its script, newest first and bounded; a script not ours reads as none', () => {
+    let history = parseHistoryScript(undefined);
+    expect(history).toBeUndefined();
+    for (let i = 0; i < 40; i++) history = addHistoryEntry(history, historyEntry(`2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, emptyChangeSet(), records, i === 0));
+    const script = historyScript(history!);
+    expect(parseHistoryScript(Buffer.from(script))).toEqual(history);
+    expect(history!.entries).toHaveLength(30);
+    expect(history!.entries[0]!.at).toBe('2026-01-01T00:00:39.000Z');
+    expect(run(script, 'IM_HISTORY')).toEqual([[history]]);
+    expect(parseHistoryScript(Buffer.from('IM_HISTORY(JSON.parse("{}"));\n'))).toBeUndefined();
+    expect(parseHistoryScript(Buffer.from('alert(1)'))).toBeUndefined();
+  });
+});
+
+describe('data.js', () => {
+  it('holds counts and file layout per resource and the findings, largest first', () => {
+    const summary = { count: 0, chunks: 1, buckets: 1 };
+    const quality = {
+      findings: [
+        { resource: 'servers', field: 'ip', code: 'null', count: 1, share: 0.5, ids: ['1'] },
+        { resource: 'servers', field: 'name', code: 'missing', count: 2, share: 1, ids: ['1', '2'] },
+      ],
+      shape: {},
+    } as never;
+    const script = dataScript({ applications: summary, databases: summary, operating_systems: summary, servers: { count: 2, chunks: 1, buckets: 1 }, appservers: summary }, quality);
+    const window: { IM_DATA?: { resources: Record<string, unknown>; quality: { findings: { code: string }[] } } } = {};
+    new Function('window', script)(window);
+    expect(window.IM_DATA!.resources.servers).toEqual({ singular: 'server', count: 2, chunks: 1, buckets: 1 });
+    expect(window.IM_DATA!.quality.findings.map((f) => f.code)).toEqual(['missing', 'null']);
+  });
+});
