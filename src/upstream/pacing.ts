@@ -1,8 +1,8 @@
 /**
  * A slow, shared service: each request takes a service time (mean `latencyMs`, log-normal with a
- * tail, drawn from a seeded stream so that runs replay alike) and holds one of `workers` meanwhile; the others wait
- * in a queue, and once more than QUEUE_PER_WORKER × workers wait, the service answers 503 with
- * Retry-After, as an overloaded app server behind its proxy does.
+ * tail, drawn from a seeded stream so that runs replay alike) and holds one of `workers`
+ * meanwhile; the others wait in a queue, and once more than QUEUE_PER_WORKER × workers wait, the
+ * service answers 503 with Retry-After, as an overloaded app server behind its proxy does.
  */
 import { createRng, type Rng } from './random.js';
 
