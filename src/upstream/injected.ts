@@ -4,10 +4,9 @@
  * found by looking at the current records as the profile renders them, not recalled from what
  * was drawn, so it stays right after mutations and putRecord.
  */
-import { z } from 'zod';
+import { schemaIssues } from '../spec/check.js';
 import { compareIds } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { SCHEMAS } from '../spec/schemas.js';
 import type { Dataset } from './data.js';
 import type { Fields, Profile } from './profile.js';
 
@@ -80,47 +79,11 @@ class Findings {
   }
 }
 
-/** A documented top-level field, its schema, and whether the schema takes null or an absent value; worked out once. */
-interface FieldCheck {
-  field: string;
-  schema: z.ZodType;
-  nullable: boolean;
-  optional: boolean;
-}
-
-function fieldChecks(schema: z.ZodType): FieldCheck[] {
-  if (!(schema instanceof z.ZodObject)) throw new TypeError('injected: the spec schemas must be object schemas');
-  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([field, fieldSchema]) => ({
-    field,
-    schema: fieldSchema,
-    nullable: fieldSchema.safeParse(null).success,
-    optional: fieldSchema.safeParse(undefined).success,
-  }));
-}
-
-const CHECKS = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { list: fieldChecks(SCHEMAS[r].list), single: fieldChecks(SCHEMAS[r].single) }])) as Record<
-  ResourceName,
-  Record<'list' | 'single', FieldCheck[]>
->;
-
 const codeFor = (value: unknown): InjectedCode => (value === null ? 'null' : value === undefined ? 'missing' : 'wrong_type');
 
-/**
- * Documented fields that are null, of another type, or absent, judged by the spec's schemas.
- * Field by field, with null and absence settled before parsing: a failed parse builds an Error,
- * and a realistic inventory has hundreds of thousands of nulls.
- */
+/** Documented fields that are null, of another type, or absent, judged by the spec's schemas. */
 function typeFindings(findings: Findings, resource: ResourceName, view: 'list' | 'single', record: Fields & { id: string }): void {
-  for (const { field, schema, nullable, optional } of CHECKS[resource][view]) {
-    const value = record[field];
-    if (value === null || value === undefined) {
-      if (!(value === null ? nullable : optional)) findings.add(resource, field, codeFor(value), record.id);
-      continue;
-    }
-    const result = schema.safeParse(value);
-    if (result.success) continue;
-    for (const issue of result.error.issues) findings.add(resource, fieldName([field, ...issue.path]), codeFor(valueAt(value, issue.path)), record.id);
-  }
+  for (const path of schemaIssues(resource, view, record)) findings.add(resource, fieldName(path), codeFor(valueAt(record, path)), record.id);
 }
 
 /** The servers records may name: ids for appservers, names for databases. */

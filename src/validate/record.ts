@@ -5,9 +5,9 @@
  * a field they must agree (`view_mismatch`), and the record as both views give it together is
  * judged against the API document's fields (`null`, `missing`, `wrong_type`). Pure.
  */
-import type { z } from 'zod';
+import { schemaIssues } from '../spec/check.js';
 import { SINGLE_ONLY_FIELDS, type ResourceName } from '../spec/resources.js';
-import { SCHEMAS, type RawRecord } from '../spec/schemas.js';
+import type { RawRecord } from '../spec/schemas.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
 import type { Finding } from './findings.js';
 import { serverListFindings } from './crosscheck.js';
@@ -64,9 +64,9 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/** The code of a schema issue on a value: null, missing or wrong_type. */
-function issueCode(issue: z.core.$ZodIssue, value: unknown): Finding['code'] {
-  if (value === undefined && issue.code === 'invalid_type') return 'missing';
+/** The code of a schema issue by the value it is about: null, missing or wrong_type. */
+function issueCode(value: unknown): Finding['code'] {
+  if (value === undefined) return 'missing';
   if (value === null) return 'null';
   return 'wrong_type';
 }
@@ -90,13 +90,13 @@ export function checkRecord(resource: ResourceName, item: RawRecord, single: Raw
 
   // The record as both views give it: the single view's value where both carry a field.
   const merged: Record<string, unknown> = { ...item, ...single };
-  const result = SCHEMAS[resource].single.safeParse(merged);
-  if (!result.success) {
+  const issues = schemaIssues(resource, 'single', merged);
+  if (issues.length > 0) {
     const seen = new Set<string>();
-    for (const issue of result.error.issues) {
-      const field = normalizePath(issue.path);
-      const value = valueAt(merged, issue.path);
-      const code = issueCode(issue, value);
+    for (const path of issues) {
+      const field = normalizePath(path);
+      const value = valueAt(merged, path);
+      const code = issueCode(value);
       if (code === 'missing' && redacted(field)) continue;
       const key = `${field}\u0000${code}`;
       if (seen.has(key)) continue;
