@@ -13,6 +13,7 @@ import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NameCollisionError } from '../errors.js';
+import { FileBatcher } from './file-batch.js';
 import { commit, rollForward, stagingDir, type Journal } from './journal.js';
 import { manifestChunks, sha256, type ManifestRead } from './manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
@@ -121,6 +122,7 @@ export class SnapshotWriter {
   /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
   readonly #listed: HashSet | undefined;
   readonly #tree: string;
+  readonly #files = new FileBatcher();
 
   private constructor(dir: string, previous: ManifestRead | undefined, fresh: boolean, listed: HashSet | undefined) {
     this.#dir = dir;
@@ -166,7 +168,7 @@ export class SnapshotWriter {
       return;
     }
     await this.#ensureParent(path);
-    await fs.writeFile(this.#inTree(path), bytes);
+    await this.#files.write(this.#inTree(path), bytes);
     this.#staged.add(path);
   }
 
@@ -288,6 +290,7 @@ export class SnapshotWriter {
 
   /** Publishes the snapshot: the staged files, the removals, then run metadata, the manifest and its signature. */
   async commit(options: CommitOptions = {}): Promise<PublishResult> {
+    await this.#files.close();
     const { journal, result, meta } = await this.prepare(options);
     if (!journal) {
       // The folder holds this snapshot already: only run metadata may change, each file replaced whole.
@@ -341,6 +344,7 @@ export class SnapshotWriter {
 
   /** Drops everything staged; the folder keeps its snapshot. */
   async discard(): Promise<void> {
+    await this.#files.close();
     await fs.rm(stagingDir(this.#dir), { recursive: true, force: true });
   }
 
