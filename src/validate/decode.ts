@@ -8,22 +8,31 @@ import { firstDuplicateKey } from '../json/duplicates.js';
 import type { ResourceName } from '../spec/resources.js';
 import type { Finding } from './findings.js';
 
-const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+/** `['instances', 2, 'port']` → `instances[].port`. */
+const pathText = (parts: readonly (string | number)[]): string =>
+  parts.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[]` : text ? `${text}.${part}` : part), '');
 
-/** Object keys in `value` (all levels), and the paths of non-finite numbers. */
-function walk(value: unknown, path: string, out: { keys: number; outOfRange: string[] }): void {
+/**
+ * Counts object keys in `value` (all levels) and notes the paths of non-finite numbers. The path
+ * is a stack of parts made into text only for such a number: every record passes through here.
+ */
+function walk(value: unknown, parts: (string | number)[], out: { keys: number; outOfRange: string[] }): void {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) out.outOfRange.push(path);
+    if (!Number.isFinite(value)) out.outOfRange.push(pathText(parts));
     return;
   }
   if (value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const item of value) walk(item, `${path}[]`, out);
+    parts.push(0);
+    for (const item of value) walk(item, parts, out);
+    parts.pop();
     return;
   }
   for (const key of Object.keys(value)) {
     out.keys++;
-    walk((value as Record<string, unknown>)[key], join(path, key), out);
+    parts.push(key);
+    walk((value as Record<string, unknown>)[key], parts, out);
+    parts.pop();
   }
 }
 
@@ -35,7 +44,7 @@ export function decodingFindings(resource: ResourceName, id: string, bytes: Buff
   const findings: Finding[] = [];
   if (!isUtf8(bytes)) findings.push({ resource, id, field: '', code: 'invalid_utf8' });
   const seen = { keys: 0, outOfRange: [] as string[] };
-  walk(parsed, '', seen);
+  walk(parsed, [], seen);
   const strip = (path: string): string => (prefix && path.startsWith(prefix) ? path.slice(prefix.length).replace(/^\./, '') : path);
   for (const path of seen.outOfRange) findings.push({ resource, id, field: strip(path), code: 'out_of_range' });
   if (seen.keys !== keys) {

@@ -6,7 +6,7 @@
  * judged against the API document's fields (`null`, `missing`, `wrong_type`). Pure.
  */
 import { schemaIssues } from '../spec/check.js';
-import { SINGLE_ONLY_FIELDS, type ResourceName } from '../spec/resources.js';
+import { RESOURCE_NAMES, SINGLE_ONLY_FIELDS, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
 import type { Finding } from './findings.js';
@@ -22,12 +22,10 @@ function emptyShape(): Shape {
   return { listOnly: new Set(), singleOnly: new Set() };
 }
 
-const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
-
 /** `instances[2].listen_port` → `instances[].listen_port`. */
 function normalizePath(path: readonly PropertyKey[]): string {
   let out = '';
-  for (const part of path) out = typeof part === 'number' ? `${out}[]` : join(out, String(part));
+  for (const part of path) out = typeof part === 'number' ? `${out}[]` : out ? `${out}.${String(part)}` : String(part);
   return out;
 }
 
@@ -37,25 +35,34 @@ interface Comparison {
   shape: Shape;
 }
 
-/** Compares the two renderings field by field, down through objects and equal-length arrays. */
-function compare(list: unknown, single: unknown, path: string, out: Comparison, documented: ReadonlySet<string>): void {
+/**
+ * Compares the two renderings field by field, down through objects and equal-length arrays. The
+ * path is a stack of parts, made into text only for what is reported: every record passes here.
+ */
+function compare(list: unknown, single: unknown, path: PropertyKey[], out: Comparison, documented: ReadonlySet<string>): void {
   if (isPlainObject(list) && isPlainObject(single)) {
     for (const key of Object.keys(list)) {
-      const sub = join(path, key);
-      if (Object.hasOwn(single, key)) compare(list[key], single[key], sub, out, documented);
-      else out.shape.listOnly.add(sub);
+      path.push(key);
+      if (Object.hasOwn(single, key)) compare(list[key], single[key], path, out, documented);
+      else out.shape.listOnly.add(normalizePath(path));
+      path.pop();
     }
     for (const key of Object.keys(single)) {
-      const sub = join(path, key);
-      if (!Object.hasOwn(list, key) && !documented.has(sub)) out.shape.singleOnly.add(sub);
+      if (Object.hasOwn(list, key)) continue;
+      path.push(key);
+      const field = normalizePath(path);
+      if (!documented.has(field)) out.shape.singleOnly.add(field);
+      path.pop();
     }
     return;
   }
   if (Array.isArray(list) && Array.isArray(single) && list.length === single.length) {
-    for (let i = 0; i < list.length; i++) compare(list[i], single[i], `${path}[]`, out, documented);
+    path.push(0);
+    for (let i = 0; i < list.length; i++) compare(list[i], single[i], path, out, documented);
+    path.pop();
     return;
   }
-  if (!sameJson(list, single)) out.mismatches.push({ field: path, list, single });
+  if (!sameJson(list, single)) out.mismatches.push({ field: normalizePath(path), list, single });
 }
 
 function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
@@ -71,6 +78,9 @@ function issueCode(value: unknown): Finding['code'] {
   return 'wrong_type';
 }
 
+/** Per resource, the fields the API document gives the single view only: no shape difference. */
+const DOCUMENTED_SINGLE_ONLY = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, new Set(SINGLE_ONLY_FIELDS[r] ?? [])])) as Record<ResourceName, Set<string>>;
+
 interface RecordCheckOptions {
   /** Whether a field path is covered by the redaction policy: its values are withheld, and its absence is the policy's doing. */
   redacted?: (field: string) => boolean;
@@ -85,7 +95,7 @@ export function checkRecord(resource: ResourceName, item: RawRecord, single: Raw
   const redacted = options.redacted ?? (() => false);
   const id = single.id;
   const out: Comparison = { mismatches: [], shape: emptyShape() };
-  compare(item, published, '', out, new Set(SINGLE_ONLY_FIELDS[resource] ?? []));
+  compare(item, published, [], out, DOCUMENTED_SINGLE_ONLY[resource]);
   const findings: Finding[] = out.mismatches.map((m) => ({ resource, id, field: m.field, code: 'view_mismatch', ...(redacted(m.field) ? {} : { value: { list: m.list, single: m.single } }) }));
 
   // The record as both views give it: the single view's value where both carry a field.
