@@ -7,16 +7,22 @@
  * the two to the same answers.
  */
 import type { z } from 'zod';
+import { isPlainObject } from '../util/json-value.js';
 import { RESOURCE_NAMES, type ResourceName } from './resources.js';
 import { SCHEMAS } from './schemas.js';
 
 /** Where in a value an issue lies: keys and array indexes from the value's root. */
 export type IssuePath = readonly PropertyKey[];
 
+/** A finding's field name for a path: `instances[].listen_port` for `['instances', 2, 'listen_port']`. */
+export function fieldName(path: IssuePath): string {
+  let name = '';
+  for (const part of path) name = typeof part === 'number' ? `${name}[]` : name ? `${name}.${String(part)}` : String(part);
+  return name;
+}
+
 /** Appends to `out` the path (below `path`) of each part of `value` the schema rejects. */
 type Check = (value: unknown, path: PropertyKey[], out: IssuePath[]) => void;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The definition fields read here; zod's `_zod.def`, narrowed to what each kind carries. */
 interface Definition {
@@ -89,7 +95,7 @@ export function compileCheck(schema: z.ZodType): Check {
       if (definition(def.keyType!).type !== 'string' || !plain) return byZod(schema);
       const item = compileCheck(def.valueType!);
       return (value, path, out) => {
-        if (!isObject(value)) {
+        if (!isPlainObject(value)) {
           out.push([...path]);
           return;
         }
@@ -105,7 +111,7 @@ export function compileCheck(schema: z.ZodType): Check {
       if (def.catchall === undefined || definition(def.catchall).type !== 'unknown' || !plain) return byZod(schema);
       const fields = Object.entries(def.shape!).map(([key, field]) => [key, compileCheck(field)] as const);
       return (value, path, out) => {
-        if (!isObject(value)) {
+        if (!isPlainObject(value)) {
           out.push([...path]);
           return;
         }

@@ -4,7 +4,7 @@
  * found by looking at the current records as the profile renders them, not recalled from what
  * was drawn, so it stays right after mutations and putRecord.
  */
-import { schemaIssues } from '../spec/check.js';
+import { fieldName, schemaIssues } from '../spec/check.js';
 import { compareIds } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { Dataset } from './data.js';
@@ -54,11 +54,6 @@ function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
   let value: unknown = record;
   for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
-}
-
-/** A finding's field name for a path: `instances[].listen_port` for ['instances', 2, 'listen_port']. */
-function fieldName(path: readonly PropertyKey[]): string {
-  return path.map((key, i) => (typeof key === 'number' ? '[]' : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 /** Collects the ids per (resource, field, code). */

@@ -5,12 +5,9 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { firstDuplicateKey } from '../json/duplicates.js';
+import { fieldName } from '../spec/check.js';
 import type { ResourceName } from '../spec/resources.js';
 import type { Finding } from './findings.js';
-
-/** `['instances', 2, 'port']` → `instances[].port`. */
-const pathText = (parts: readonly (string | number)[]): string =>
-  parts.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[]` : text ? `${text}.${part}` : part), '');
 
 /**
  * Counts object keys in `value` (all levels) and notes the paths of non-finite numbers. The path
@@ -18,7 +15,7 @@ const pathText = (parts: readonly (string | number)[]): string =>
  */
 function walk(value: unknown, parts: (string | number)[], out: { keys: number; outOfRange: string[] }): void {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) out.outOfRange.push(pathText(parts));
+    if (!Number.isFinite(value)) out.outOfRange.push(fieldName(parts));
     return;
   }
   if (value === null || typeof value !== 'object') return;

@@ -5,7 +5,7 @@
  * a field they must agree (`view_mismatch`), and the record as both views give it together is
  * judged against the API document's fields (`null`, `missing`, `wrong_type`). Pure.
  */
-import { schemaIssues } from '../spec/check.js';
+import { fieldName, schemaIssues } from '../spec/check.js';
 import { RESOURCE_NAMES, SINGLE_ONLY_FIELDS, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
@@ -20,13 +20,6 @@ export interface Shape {
 
 function emptyShape(): Shape {
   return { listOnly: new Set(), singleOnly: new Set() };
-}
-
-/** `instances[2].listen_port` → `instances[].listen_port`. */
-function normalizePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) out = typeof part === 'number' ? `${out}[]` : out ? `${out}.${String(part)}` : String(part);
-  return out;
 }
 
 interface Comparison {
@@ -44,13 +37,13 @@ function compare(list: unknown, single: unknown, path: PropertyKey[], out: Compa
     for (const key of Object.keys(list)) {
       path.push(key);
       if (Object.hasOwn(single, key)) compare(list[key], single[key], path, out, documented);
-      else out.shape.listOnly.add(normalizePath(path));
+      else out.shape.listOnly.add(fieldName(path));
       path.pop();
     }
     for (const key of Object.keys(single)) {
       if (Object.hasOwn(list, key)) continue;
       path.push(key);
-      const field = normalizePath(path);
+      const field = fieldName(path);
       if (!documented.has(field)) out.shape.singleOnly.add(field);
       path.pop();
     }
@@ -62,7 +55,7 @@ function compare(list: unknown, single: unknown, path: PropertyKey[], out: Compa
     path.pop();
     return;
   }
-  if (!sameJson(list, single)) out.mismatches.push({ field: normalizePath(path), list, single });
+  if (!sameJson(list, single)) out.mismatches.push({ field: fieldName(path), list, single });
 }
 
 function valueAt(record: unknown, path: readonly PropertyKey[]): unknown {
@@ -104,7 +97,7 @@ export function checkRecord(resource: ResourceName, item: RawRecord, single: Raw
   if (issues.length > 0) {
     const seen = new Set<string>();
     for (const path of issues) {
-      const field = normalizePath(path);
+      const field = fieldName(path);
       const value = valueAt(merged, path);
       const code = issueCode(value);
       if (code === 'missing' && redacted(field)) continue;
