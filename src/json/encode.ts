@@ -26,10 +26,18 @@ export function decodeJsonAs<T>(bytes: Buffer, schema: { safeParse(value: unknow
   return result.success ? result.data : undefined;
 }
 
-/** `value` as encodeJson writes it at nesting level `depth` (its lines indented by 2 × depth spaces). */
+/**
+ * `value` as encodeJson writes it at nesting level `depth` (its lines indented by 2 × depth
+ * spaces). Encoded inside `depth` arrays, where JSON.stringify indents it so itself, and cut out:
+ * a slice of the text, not the copy (or two) that re-indenting every line would make. Lists and
+ * views encode every item this way.
+ */
 export function encodeAt(value: unknown, depth: number): string {
-  const text = JSON.stringify(value, null, 2);
-  return depth === 0 ? text : text.replaceAll('\n', `\n${'  '.repeat(depth)}`);
+  let wrapped = value;
+  for (let level = 0; level < depth; level++) wrapped = [wrapped];
+  const text = JSON.stringify(wrapped, null, 2);
+  // Level k (from 1) opens with "[\n" and 2k spaces, and closes with "\n", 2(k - 1) spaces and "]".
+  return depth === 0 ? text : text.slice(2 * depth + depth * (depth + 1), text.length - (2 * depth + depth * (depth - 1)));
 }
 
 /**

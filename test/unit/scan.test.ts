@@ -1,6 +1,6 @@
 /** The streaming scanner and encoder: pieces of a body, cut anywhere, give what a whole parse gives. */
 import { describe, expect, it } from 'vitest';
-import { EnvelopeEncoder, encodeJson } from '../../src/json/encode.js';
+import { EnvelopeEncoder, encodeAt, encodeJson } from '../../src/json/encode.js';
 import { EnvelopeScanner, ScanError, type ScannedElement } from '../../src/json/scan.js';
 import { encodeManifest, parseManifest } from '../../src/publish/manifest.js';
 import { FileTable } from '../../src/publish/table.js';
@@ -102,6 +102,14 @@ describe('EnvelopeEncoder', () => {
       const encoder = new EnvelopeEncoder('servers', before);
       const text = encoder.head() + items.map((item) => encoder.item(item)).join('') + encoder.tail(after);
       expect(text).toBe(encodeJson({ ...Object.fromEntries(before), servers: items, ...Object.fromEntries(after) }).toString());
+    }
+  });
+
+  it('encodes a value at any depth as the whole document holds it, with strings holding line breaks and empty containers', () => {
+    const next = createRng(11).next;
+    const values = [[], {}, 'two\nlines', [[], {}, [[]]], { '1': [], b: { c: '\n' } }, ...Array.from({ length: 100 }, () => value(next, 0))];
+    for (const depth of [0, 1, 2, 3, 6]) {
+      for (const v of values) expect(encodeAt(v, depth)).toBe(JSON.stringify(v, null, 2).replaceAll('\n', `\n${'  '.repeat(depth)}`));
     }
   });
 });
