@@ -23,7 +23,7 @@ import {
   ValidationError,
   WrongServiceError,
 } from '../errors.js';
-import { nestsDeeper, ScanError, TooDeepError } from '../json/scan.js';
+import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
@@ -83,6 +83,13 @@ class RequestDeadlineError extends Error {
   }
 }
 
+/** Reads a body whole. */
+async function readWhole(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 /** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
 function abandon(body: Readable): void {
   body.on('error', () => {});
@@ -109,9 +116,6 @@ type Attempt<T> = { kind: 'done'; result: Fetched<T> } | { kind: 'retry'; reason
  * N per second sent arrived as up to 1.1 N within one of the service's seconds.
  */
 const RATE_SLACK = 1.1;
-
-/** Deeper JSON would overflow the recursive walks of validation and encoding. */
-const MAX_DEPTH = 100;
 
 /** How many non-JSON answers (a login page, a proxy's error page) a request gets before any JSON was seen. */
 const HTML_ATTEMPTS_BEFORE_JSON = 3;
@@ -179,22 +183,16 @@ export class Client {
    * 404 are returned, not thrown: whether they are errors depends on the path.
    */
   get<T>(path: string, read: BodyReader<T>, validators?: RequestValidators): Promise<Fetched<T>> {
-    return this.#limit(() => this.#attempts(path, read, validators));
+    return this.#attempts(path, read, validators, undefined);
   }
 
-  /** GETs a small JSON body whole: `check` gets the parsed value and the bytes. */
-  getJson<T>(path: string, check: (value: unknown, bytes: Buffer) => T, validators?: RequestValidators): Promise<Fetched<T>> {
-    return this.get(
-      path,
-      async (body) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of body) chunks.push(chunk);
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        if (nestsDeeper(bytes, MAX_DEPTH)) throw new TooDeepError(MAX_DEPTH);
-        return check(JSON.parse(bytes.toString('utf8')), bytes);
-      },
-      validators,
-    );
+  /**
+   * GETs a small body whole and hands its bytes to `check` (a record's single view), which may
+   * take its time: the request's place under the cap is free by then. `check` judges the body as
+   * a reader would (a BodyFault, ScanError or SyntaxError has the request retried).
+   */
+  getWhole<T>(path: string, check: (bytes: Buffer) => Promise<T>, validators?: RequestValidators): Promise<Fetched<T>> {
+    return this.#attempts(path, readWhole, validators, check);
   }
 
   async close(): Promise<void> {
@@ -205,13 +203,16 @@ export class Client {
     await this.#pool.destroy();
   }
 
-  async #attempts<T>(path: string, read: BodyReader<T>, validators: RequestValidators | undefined): Promise<Fetched<T>> {
+  async #attempts<R, T>(path: string, read: BodyReader<R>, validators: RequestValidators | undefined, check: ((value: R) => Promise<T>) | undefined): Promise<Fetched<T>> {
     const { retry } = this.#options;
     let htmlAnswers = 0;
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
-      await this.#waitTurn(path);
-      const outcome = await this.#once(path, read, validators);
+      const received = await this.#limit(async () => {
+        await this.#waitTurn(path);
+        return this.#once(path, read, validators);
+      });
+      const outcome = check ? await this.#checked(path, received, check) : (received as Attempt<T>);
       if (outcome.kind === 'done') {
         this.#options.onResponse?.();
         return outcome.result;
@@ -236,6 +237,31 @@ export class Client {
         this.#checkDeadline(path);
       }
     }
+  }
+
+  /** An attempt's body judged by `check`, outside the cap: a check that fails it makes it a retry, as a reader would. */
+  async #checked<R, T>(path: string, received: Attempt<R>, check: (value: R) => Promise<T>): Promise<Attempt<T>> {
+    if (received.kind !== 'done' || received.result.status !== 200) return received as Attempt<T>;
+    const { value, validators } = received.result;
+    try {
+      return { kind: 'done', result: { status: 200, value: await check(value), validators } };
+    } catch (error) {
+      return this.#unreadable(path, error, value instanceof Buffer ? value.length : 0);
+    }
+  }
+
+  /** What a body that could not be read or checked means: a retry, or an error thrown. */
+  #unreadable(path: string, error: unknown, size: number): Attempt<never> {
+    if (error instanceof MirrorError) throw error;
+    if (error instanceof TooDeepError) throw new ValidationError(`GET ${path} sent ${error.message}; an inventory record is never that deep`);
+    this.#checkDeadline(path);
+    if (error instanceof RequestDeadlineError) return { kind: 'retry', reason: error.message, status: 200, overload: true };
+    if (error instanceof BodyFault) return { kind: 'retry', reason: error.message, status: 200 };
+    if (error instanceof ScanError) return { kind: 'retry', reason: error.truncated ? `truncated body (${error.message})` : `the body is not valid JSON (${error.message})`, status: 200 };
+    if (error instanceof SyntaxError) return { kind: 'retry', reason: `the body is not valid JSON (${size} bytes)`, status: 200 };
+    const network = describeNetworkError(error);
+    if (network !== undefined) return { kind: 'retry', reason: network, status: 200, overload: network === 'timed out' };
+    throw error;
   }
 
   /**
@@ -364,16 +390,7 @@ export class Client {
       value = await read(counted());
     } catch (error) {
       abandon(body);
-      if (error instanceof MirrorError) throw error;
-      if (error instanceof TooDeepError) throw new ValidationError(`GET ${path} sent ${error.message}; an inventory record is never that deep`);
-      this.#checkDeadline(path);
-      if (error instanceof RequestDeadlineError) return { kind: 'retry', reason: error.message, status: 200, overload: true };
-      if (error instanceof BodyFault) return { kind: 'retry', reason: error.message, status: 200 };
-      if (error instanceof ScanError) return { kind: 'retry', reason: error.truncated ? `truncated body (${error.message})` : `the body is not valid JSON (${error.message})`, status: 200 };
-      if (error instanceof SyntaxError) return { kind: 'retry', reason: `the body is not valid JSON (content type ${contentType}, ${size} bytes)`, status: 200 };
-      const network = describeNetworkError(error);
-      if (network !== undefined) return { kind: 'retry', reason: network, status: 200, overload: network === 'timed out' };
-      throw error;
+      return this.#unreadable(path, error, size);
     } finally {
       this.#reading.delete(body);
     }

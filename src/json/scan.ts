@@ -21,6 +21,9 @@ export class ScanError extends Error {
 }
 
 /** JSON nested deeper than any inventory record is: refused, not retried. */
+/** Deeper JSON would overflow the recursive walks of validation and encoding. */
+export const MAX_DEPTH = 100;
+
 export class TooDeepError extends ScanError {
   constructor(readonly limit: number) {
     super(`JSON nested deeper than ${limit} levels`);
@@ -104,7 +107,7 @@ export class EnvelopeScanner {
     readonly key: string,
     readonly kind: 'array' | 'object' = 'array',
     /** Deeper elements are refused here, before JSON.parse's recursion or ours could overflow. */
-    readonly maxDepth = 100,
+    readonly maxDepth = MAX_DEPTH,
   ) {
     this.#open = kind === 'array' ? OPEN_ARRAY : OPEN_OBJECT;
     this.#close = kind === 'array' ? CLOSE_ARRAY : CLOSE_OBJECT;

@@ -157,11 +157,12 @@ export class SnapshotWriter {
   /**
    * Adds a file of the new snapshot, staging it unless the folder already holds these bytes.
    * `replace` lets a file put earlier in this run be put again (a list rewritten without the
-   * records that answered 404); otherwise a second file under one name is an error.
+   * records that answered 404); otherwise a second file under one name is an error. `sha256`:
+   * the bytes' digest, when the caller has it already (made on the record thread).
    */
-  async put(path: string, bytes: Buffer, options: { validators?: Validators; replace?: boolean } = {}): Promise<void> {
+  async put(path: string, bytes: Buffer, options: { validators?: Validators; replace?: boolean; sha256?: string } = {}): Promise<void> {
     this.#claim(path, options.replace);
-    const digest = sha256(bytes);
+    const digest = options.sha256 ?? sha256(bytes);
     this.#entries.set(path, digest, bytes.length, options.validators);
     if (await this.#holds(path, digest, bytes.length, bytes)) {
       this.#staged.delete(path);

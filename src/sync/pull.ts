@@ -7,22 +7,21 @@
 import { HttpStatusError } from '../errors.js';
 import type { Client, Fetched } from '../fetch/client.js';
 import { viewLabel, type ViewKey } from '../index/views.js';
-import { encodeJson } from '../json/encode.js';
-import { EnvelopeScanner, forEachItem, keyCount, type ScannedElement } from '../json/scan.js';
+import { EnvelopeScanner, forEachItem, type ScannedElement } from '../json/scan.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
-import { isRedacted, redactBody, redactRecord } from '../redact/redact.js';
-import { filterPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
+import { redactRecord } from '../redact/redact.js';
+import { filterPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import { notInListFinding } from '../validate/crosscheck.js';
-import { decodingFindings } from '../validate/decode.js';
 import type { Finding } from '../validate/findings.js';
-import { checkRecord as checkRecordViews, type Shape } from '../validate/record.js';
-import { checkRecord, singleRecord } from '../validate/structure.js';
+import type { Shape } from '../validate/record.js';
+import { checkRecord } from '../validate/structure.js';
 import { dropItems, stageEnvelope } from './envelope.js';
 import type { ListSummary } from './lists.js';
+import { RecordChecker } from './record-checker.js';
 import { itemDigest, planRecord, planView } from './plan.js';
 
 interface PullContext {
@@ -54,6 +53,7 @@ const perResource = <T>(make: () => T): Record<ResourceName, T> => Object.fromEn
 
 /** Fetches every view, then every record, and leaves records that answered 404 out of lists and views. */
 export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): Promise<Pulled> {
+  const records = new RecordChecker(ctx.redact);
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map() };
   // Views first (fewer, larger), then every record in list order.
   async function* jobs(): AsyncGenerator<() => Promise<void>> {
@@ -66,13 +66,17 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
       for await (const chunk of source) {
         for (const element of scanner.push(chunk)) {
           const id = ids.at(n++);
-          yield () => pullRecord(resource, id, element, ctx, pulled);
+          yield () => pullRecord(resource, id, element, ctx, records, pulled);
         }
       }
       scanner.end();
     }
   }
-  await forEachConcurrent(jobs(), ctx.width, (job) => job());
+  try {
+    await forEachConcurrent(jobs(), ctx.width, (job) => job());
+  } finally {
+    await records.close();
+  }
   for (const resource of RESOURCE_NAMES) {
     const gone = pulled.gone[resource];
     if (gone.length === 0) continue;
@@ -85,41 +89,36 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
   return pulled;
 }
 
-/** One record: kept unread on a 304 the plan allows, else fetched, checked against its list item and staged. */
-async function pullRecord(resource: ResourceName, id: string, element: ScannedElement, ctx: PullContext, pulled: Pulled): Promise<void> {
+/** One record: kept unread on a 304 the plan allows, else fetched, checked against its list item (on the record thread) and staged. */
+async function pullRecord(resource: ResourceName, id: string, element: ScannedElement, ctx: PullContext, records: RecordChecker, pulled: Pulled): Promise<void> {
   const { client, writer } = ctx;
   const path = singlePath(resource, id);
   const file = recordFile(resource, id);
-  const singular = RESOURCES[resource].singular;
   const previous = writer.previous;
   const i = previous?.indexOf(file);
   const validators = i === undefined ? undefined : previous!.validators(i);
   const digest = itemDigest(element.bytes);
-  const check = (body: unknown, bytes: Buffer) => ({ body, bytes, record: singleRecord(body, singular, id, path) });
-  let result = await client.getJson(path, check, planRecord(validators, digest, ctx.carry));
+  const check = (body: Buffer) => records.check({ resource, id, path, body, item: element.bytes });
+  let result = await client.getWhole(path, check, planRecord(validators, digest, ctx.carry));
   if (result.status === 304) {
     // Unchanged record, unchanged list item: every finding of it still holds, no need to read it.
     if (writer.keep(file, { ...validators, item: digest })) return;
-    result = await client.getJson(path, check);
+    result = await client.getWhole(path, check);
   }
   if (result.status === 404) {
     pulled.gone[resource].push(id);
     return;
   }
   if (result.status !== 200) throw new HttpStatusError(path, 304, `GET ${path} answered 304 to a request that was not conditional`);
-  const { body, bytes, record } = result.value;
+  const checked = result.value;
   // Only what a later step carries findings over for needs remembering.
   if (ctx.carry) pulled.reread[resource].add(id);
-  const item = JSON.parse(element.bytes.toString('utf8')) as RawRecord;
-  const published = redactRecord(resource, record, ctx.redact) as RawRecord;
-  const { findings, shape } = checkRecordViews(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, ctx.redact) });
-  for (const finding of findings) ctx.report(finding);
-  for (const finding of decodingFindings(resource, id, bytes, body, keyCount(bytes), singular)) ctx.report(finding);
-  mergeShape(pulled.shapes, resource, shape);
-  await writer.put(file, encodeJson(redactBody(resource, body, ctx.redact)), { validators: { ...result.validators, item: digest } });
+  for (const finding of checked.findings) ctx.report(finding);
+  mergeShape(pulled.shapes, resource, checked);
+  await writer.put(file, checked.bytes, { validators: { ...result.validators, item: digest }, sha256: checked.sha256 });
 }
 
-function mergeShape(shapes: Map<ResourceName, Shape>, resource: ResourceName, shape: Shape): void {
+function mergeShape(shapes: Map<ResourceName, Shape>, resource: ResourceName, shape: { listOnly: Iterable<string>; singleOnly: Iterable<string> }): void {
   let into = shapes.get(resource);
   if (!into) {
     into = { listOnly: new Set(), singleOnly: new Set() };

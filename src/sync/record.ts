@@ -1,0 +1,54 @@
+/**
+ * One single record's body as the service sent it: parsed, checked against its list item,
+ * redacted and encoded as it will be published. Pure; the pull runs it on the record thread.
+ */
+import { encodeJson } from '../json/encode.js';
+import { keyCount, MAX_DEPTH, nestsDeeper, TooDeepError } from '../json/scan.js';
+import { sha256 } from '../publish/manifest.js';
+import type { RedactPolicy } from '../redact/policy.js';
+import { isRedacted, redactBody, redactRecord } from '../redact/redact.js';
+import { RESOURCES, type ResourceName } from '../spec/resources.js';
+import type { RawRecord } from '../spec/schemas.js';
+import { decodingFindings } from '../validate/decode.js';
+import type { Finding } from '../validate/findings.js';
+import { checkRecord } from '../validate/record.js';
+import { singleRecord } from '../validate/structure.js';
+
+export interface RecordJob {
+  resource: ResourceName;
+  id: string;
+  /** The request (`/servers/7.json`), for messages. */
+  path: string;
+  /** The single view's body as received. */
+  body: Buffer;
+  /** The record's list item as published. */
+  item: Buffer;
+}
+
+export interface CheckedRecord {
+  findings: Finding[];
+  /** Fields only the list item carries, and only the single view. */
+  listOnly: string[];
+  singleOnly: string[];
+  /** The file to publish, and its sha256. */
+  bytes: Buffer;
+  sha256: string;
+}
+
+/**
+ * Checks one record. A body that is not the record asked for (not JSON, no envelope) throws what
+ * the client retries (SyntaxError, BodyFault); one that can never be right a ValidationError.
+ */
+export function checkPulledRecord(job: RecordJob, redact: RedactPolicy | undefined): CheckedRecord {
+  const { resource, id, path, body: received } = job;
+  const { singular } = RESOURCES[resource];
+  if (nestsDeeper(received, MAX_DEPTH)) throw new TooDeepError(MAX_DEPTH);
+  const body: unknown = JSON.parse(received.toString('utf8'));
+  const record = singleRecord(body, singular, id, path);
+  const item = JSON.parse(job.item.toString('utf8')) as RawRecord;
+  const published = redactRecord(resource, record, redact) as RawRecord;
+  const { findings, shape } = checkRecord(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, redact) });
+  findings.push(...decodingFindings(resource, id, received, body, keyCount(received), singular));
+  const bytes = encodeJson(redactBody(resource, body, redact));
+  return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], bytes, sha256: sha256(bytes) };
+}
