@@ -24,6 +24,13 @@ async function contents(dir: string): Promise<string> {
   return JSON.stringify([...(await snapshotData(dir))]);
 }
 
+/** The paths whose hashes differ between two `contents`, for a failure message that says where. */
+function differing(a: string, b: string): string {
+  const [x, y] = [new Map(JSON.parse(a) as [string, string][]), new Map(JSON.parse(b) as [string, string][])];
+  const paths = [...new Set([...x.keys(), ...y.keys()])].filter((path) => x.get(path) !== y.get(path));
+  return `${paths.length} file(s): ${paths.slice(0, 10).join(', ')}`;
+}
+
 type Trigger = { after: number } | { when: 'staging' | 'journal' };
 
 /** Starts the CLI sync and SIGKILLs it at the trigger; resolves once it is gone. */
@@ -78,7 +85,7 @@ describe('crash safety', () => {
       expect(verify.stderr.replace(/^(finished|discarded) .*\n/, '')).toBe('');
       expect(verify.code).toBe(0);
       const now = await contents(out);
-      expect([old, fresh]).toContain(now);
+      if (now !== old && now !== fresh) expect.fail(`after a kill (${JSON.stringify(trigger)}) the folder is neither snapshot: it differs from the old in ${differing(old, now)}; from the new in ${differing(fresh, now)}`);
       outcomes = now === fresh ? { ...outcomes, new: outcomes.new + 1 } : { ...outcomes, old: outcomes.old + 1 };
 
       const resync = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--quiet'], { env });
