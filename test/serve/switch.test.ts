@@ -69,8 +69,9 @@ describe('snapshot switch', () => {
     let afterSync = 0;
     const same = (a: { status: number; bytes: Buffer | undefined }, status: number, body: Buffer): boolean => a.status === status && (status !== 200 || a.bytes!.equals(body));
     try {
-      // Keep loading until the sync is done and the new snapshot has been seen for a while.
-      while (sent < 3000 && Date.now() < deadline && (syncing || afterSync < 200 || seen.new === 0)) {
+      // Keep loading until the sync is done and the new snapshot's lists and records have both
+      // been seen for a while (on a loaded machine the sync can take longer than thousands of requests).
+      while (sent < 20_000 && Date.now() < deadline && (syncing || afterSync < 200 || seen.new === 0 || seen.newRecords === 0)) {
         const batch = Array.from({ length: 8 }, async (_, i) => {
           const path = paths[(sent + i) % paths.length]!;
           const res = await request(serve.url + path, { dispatcher: agent });
