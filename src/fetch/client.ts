@@ -83,11 +83,36 @@ class RequestDeadlineError extends Error {
   }
 }
 
-/** Reads a body whole. */
-async function readWhole(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/** A body read whole (getWhole) rather than streamed to a reader. */
+const WHOLE = Symbol('whole body');
+
+/**
+ * Collects a body whole from the stream's events. A single record mostly arrives in one chunk;
+ * the async iteration a streaming reader uses cost a sync more than reading the record itself.
+ * `take` sees each chunk first and may throw to cut the body off.
+ */
+function collect(body: Readable, take: (chunk: Buffer) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    body.on('data', (chunk: Buffer) => {
+      try {
+        take(chunk);
+      } catch (error) {
+        body.destroy(error as Error);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    body.once('error', reject);
+    body.once('close', () => {
+      if (!ended) reject(Object.assign(new Error('the body ended before it was whole'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
+  });
 }
 
 /** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
@@ -192,7 +217,7 @@ export class Client {
    * a reader would (a BodyFault, ScanError or SyntaxError has the request retried).
    */
   getWhole<T>(path: string, check: (bytes: Buffer) => Promise<T>, validators?: RequestValidators): Promise<Fetched<T>> {
-    return this.#attempts(path, readWhole, validators, check);
+    return this.#attempts<Buffer, T>(path, WHOLE, validators, check);
   }
 
   async close(): Promise<void> {
@@ -203,7 +228,7 @@ export class Client {
     await this.#pool.destroy();
   }
 
-  async #attempts<R, T>(path: string, read: BodyReader<R>, validators: RequestValidators | undefined, check: ((value: R) => Promise<T>) | undefined): Promise<Fetched<T>> {
+  async #attempts<R, T>(path: string, read: BodyReader<R> | typeof WHOLE, validators: RequestValidators | undefined, check: ((value: R) => Promise<T>) | undefined): Promise<Fetched<T>> {
     const { retry } = this.#options;
     let htmlAnswers = 0;
     for (let attempt = 0; ; attempt++) {
@@ -305,7 +330,7 @@ export class Client {
     }
   }
 
-  async #once<T>(path: string, read: BodyReader<T>, validators: RequestValidators | undefined): Promise<Attempt<T>> {
+  async #once<T>(path: string, read: BodyReader<T> | typeof WHOLE, validators: RequestValidators | undefined): Promise<Attempt<T>> {
     const headers: Record<string, string> = { 'x-api-token': this.#options.token, accept: 'application/json' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
@@ -376,18 +401,22 @@ export class Client {
     }
     const stats = this.stats;
     let size = 0;
+    const count = (chunk: Buffer): void => {
+      size += chunk.length;
+      stats.bytes += chunk.length;
+      if (size > max) throw new BodyTooLargeError(path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
+    };
     const counted = async function* (): AsyncGenerator<Buffer> {
       for await (const chunk of body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        stats.bytes += chunk.length;
-        if (size > max) throw new BodyTooLargeError(path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
+        count(chunk);
         yield chunk;
       }
     };
     let value: T;
     this.#reading.set(body, started);
     try {
-      value = await read(counted());
+      // A whole body is a Buffer: getWhole asks for T = Buffer.
+      value = read === WHOLE ? ((await collect(body, count)) as T) : await read(counted());
     } catch (error) {
       abandon(body);
       return this.#unreadable(path, error, size);
