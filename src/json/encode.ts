@@ -41,8 +41,10 @@ export function encodeAt(value: unknown, depth: number): string {
 }
 
 /**
- * Writes `{ ...before, [key]: [ items ], ...after }` in pieces: `head()`, one `item()` per
- * element, then `tail()`. The concatenation equals encodeJson of the whole body.
+ * Writes `{ ...before, [key]: [ items ], ...after }` in pieces: `head()`, then per element its
+ * `separator()` and its text (`element()`, or one already encoded at depth 2), then `tail()`. The
+ * concatenation equals encodeJson of the whole body. Separator and element stay two strings, so
+ * a caller writing them into a buffer never has a joined copy of the element made.
  */
 export class EnvelopeEncoder {
   #items = 0;
@@ -58,13 +60,14 @@ export class EnvelopeEncoder {
     return `${text}\n  ${JSON.stringify(this.key)}: [`;
   }
 
-  item(value: unknown): string {
-    return `${this.#items++ === 0 ? '' : ','}\n    ${encodeAt(value, 2)}`;
+  /** What comes before the next element. */
+  separator(): string {
+    return this.#items++ === 0 ? '\n    ' : ',\n    ';
   }
 
-  /** An element already encoded at depth 2 (a slice of a list file this encoder's form wrote). */
-  encoded(text: string): string {
-    return `${this.#items++ === 0 ? '' : ','}\n    ${text}`;
+  /** `value` as an element. An element taken from a list file this encoder's form wrote is already this text. */
+  element(value: unknown): string {
+    return encodeAt(value, 2);
   }
 
   tail(after: readonly (readonly [string, unknown])[] = []): string {

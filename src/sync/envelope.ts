@@ -11,7 +11,42 @@ import { EnvelopeScanner, type ScannedElement } from '../json/scan.js';
 import type { SnapshotWriter, StagedStream } from '../publish/writer.js';
 
 /** Encoded items written in one go, so a long list costs a write per batch, not per item. */
-const BATCH_CHARS = 256 * 1024;
+const BATCH_BYTES = 256 * 1024;
+
+/**
+ * Text gathered into one reused buffer and written when full: no long string is built, copied
+ * flat and then copied again into bytes, as joining the items' strings did.
+ */
+class ByteBatch {
+  readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);
+  #used = 0;
+
+  constructor(readonly staged: StagedStream) {}
+
+  /** Whether text of this many UTF-16 units fits without a write first (UTF-8 takes at most 3 bytes per unit). */
+  fits(units: number): boolean {
+    return this.#used + 3 * units <= BATCH_BYTES;
+  }
+
+  /** Adds `text`, which fits; `makeRoom` adds one that does not. */
+  add(text: string): void {
+    this.#used += this.#buffer.write(text, this.#used, 'utf8');
+  }
+
+  /** Writes what is gathered, then `text` directly when it would not fit an empty batch, else keeps it. */
+  async makeRoom(text: string): Promise<void> {
+    await this.flush();
+    if (3 * text.length > BATCH_BYTES) await this.staged.write(text);
+    else this.add(text);
+  }
+
+  async flush(): Promise<void> {
+    if (this.#used === 0) return;
+    // The stream hashes and writes the bytes before the promise settles: the buffer is free again after.
+    await this.staged.write(this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
+  }
+}
 
 /** The envelope's other members in the order a whole parse would hold them, split around the list. */
 function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [string, unknown][]; after: [string, unknown][] } {
@@ -29,7 +64,7 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
 
 /**
  * What to do with each item: return the text to publish for it (already encoded at depth 2, see
- * EnvelopeEncoder.encoded) or the value to encode, or `skip` to leave it out.
+ * EnvelopeEncoder.element) or the value to encode, or `skip` to leave it out.
  */
 type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | { value: unknown } | 'skip';
 
@@ -50,21 +85,30 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
   const { writer, file, key, where, body, onItem } = options;
   const scanner = new EnvelopeScanner(key);
   const staged = await writer.stream(file, { replace: true });
+  const batch = new ByteBatch(staged);
+  const add = async (text: string): Promise<void> => {
+    if (batch.fits(text.length)) batch.add(text);
+    else await batch.makeRoom(text);
+  };
   try {
     let encoder: EnvelopeEncoder | undefined;
-    let text = '';
     for await (const chunk of body) {
       for (const element of scanner.push(chunk)) {
         if (!encoder) {
           encoder = new EnvelopeEncoder(key, envelopeParts(scanner, where).before);
-          text = encoder.head();
+          await add(encoder.head());
         }
         const out = onItem(element, encoder);
         if (out === 'skip') continue;
-        text += typeof out === 'string' ? encoder.encoded(out) : encoder.item(out.value);
-        if (text.length >= BATCH_CHARS) {
-          await staged.write(text);
-          text = '';
+        const separator = encoder.separator();
+        const text = typeof out === 'string' ? out : encoder.element(out.value);
+        // Most items fit: no promise per item.
+        if (batch.fits(separator.length + text.length)) {
+          batch.add(separator);
+          batch.add(text);
+        } else {
+          await add(separator);
+          await add(text);
         }
       }
     }
@@ -72,9 +116,10 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
     const parts = envelopeParts(scanner, where);
     if (!encoder) {
       encoder = new EnvelopeEncoder(key, parts.before);
-      text = encoder.head();
+      await add(encoder.head());
     }
-    await staged.write(text + encoder.tail(parts.after));
+    await add(encoder.tail(parts.after));
+    await batch.flush();
     return staged;
   } catch (error) {
     await staged.abort();

@@ -89,7 +89,7 @@ describe('ListIndexer', () => {
   it('finds the list among other envelope members, and reads an empty list', () => {
     const records = [{ id: 'a', name: 'one' }, { id: 'b', name: 'two' }];
     const encoder = new EnvelopeEncoder('servers', [['total', { servers: [{ id: 'no' }] }], ['note', '\n  "servers": [']]);
-    const bytes = Buffer.from(encoder.head() + records.map((r) => encoder.item(r)).join('') + encoder.tail([['after', [1]]]));
+    const bytes = Buffer.from(encoder.head() + records.map((r) => encoder.separator() + encoder.element(r)).join('') + encoder.tail([['after', [1]]]));
     const list = index(bytes, 'servers', ['name'], createRng(5).next);
     expect([0, 1].map((i) => list.id(i))).toEqual(['a', 'b']);
     expect(index(encodeJson({ servers: [] }), 'servers', ['name'], createRng(6).next).count).toBe(0);

@@ -100,7 +100,7 @@ describe('EnvelopeEncoder', () => {
       const before = next() < 0.4 ? [['meta', value(next, 1)] as const] : [];
       const after = next() < 0.4 ? [['total', value(next, 1)] as const] : [];
       const encoder = new EnvelopeEncoder('servers', before);
-      const text = encoder.head() + items.map((item) => encoder.item(item)).join('') + encoder.tail(after);
+      const text = encoder.head() + items.map((item) => encoder.separator() + encoder.element(item)).join('') + encoder.tail(after);
       expect(text).toBe(encodeJson({ ...Object.fromEntries(before), servers: items, ...Object.fromEntries(after) }).toString());
     }
   });
