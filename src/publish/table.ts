@@ -101,13 +101,7 @@ export class FileTable {
       const j = base.indexOf(path);
       if (j !== undefined) {
         // As the base has it: a bit, no copy.
-        if (this.#ownIndexOf(path) === undefined && base.#holds(j, sha256, size) && sameValidators(base.validators(j), validators)) {
-          if (!this.#present![j]) {
-            this.#present![j] = 1;
-            this.#presentCount++;
-          }
-          return j;
-        }
+        if (this.#ownIndexOf(path) === undefined && base.#holds(j, sha256, size) && sameValidators(base.validators(j), validators)) return this.#hold(j);
         this.#drop(j);
       }
     }
@@ -120,9 +114,14 @@ export class FileTable {
     return this.#offset + k;
   }
 
-  /** Copies entry `i` of `other` (an earlier snapshot's table). */
-  copyFrom(other: FileTable, i: number): number {
-    return this.set(other.path(i), other.#rawHash(i), other.fileSize(i), other.validators(i));
+  /**
+   * Copies entry `i` of `other` (an earlier snapshot's table), whose path the caller may know.
+   * An entry of the base is held as it is, without comparing what set() would compare: a re-sync
+   * keeps most of its files so, and decoding their validators again cost it more than the keeping.
+   */
+  copyFrom(other: FileTable, i: number, path = other.path(i)): number {
+    if (other === this.#base && this.#ownIndexOf(path) === undefined) return this.#hold(i);
+    return this.set(path, other.#rawHash(i), other.fileSize(i), other.validators(i));
   }
 
   /** Replaces the validators of entry `i`. */
@@ -258,6 +257,15 @@ export class FileTable {
   #holds(i: number, sha256: string | Buffer, size: number): boolean {
     if (this.fileSize(i) !== size) return false;
     return typeof sha256 === 'string' ? this.sha256(i) === sha256 : this.#rawHash(i).equals(sha256.subarray(0, HASH_BYTES));
+  }
+
+  /** Holds base entry `j` as it is. */
+  #hold(j: number): number {
+    if (!this.#present![j]) {
+      this.#present![j] = 1;
+      this.#presentCount++;
+    }
+    return j;
   }
 
   /** Lets go of base entry `j` (it is replaced by one of the table's own). */

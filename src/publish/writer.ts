@@ -228,7 +228,7 @@ export class SnapshotWriter {
     const i = this.#previous?.indexOf(path);
     if (i === undefined || !this.#intact(path, this.#previous!.fileSize(i))) return false;
     this.#claim(path, true);
-    const j = this.#entries.copyFrom(this.#previous!, i);
+    const j = this.#entries.copyFrom(this.#previous!, i, path);
     if (validators) this.#entries.setValidators(j, validators);
     this.#staged.delete(path);
     return true;

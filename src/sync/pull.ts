@@ -102,7 +102,8 @@ async function pullRecord(resource: ResourceName, id: string, element: ScannedEl
   let result = await client.getWhole(path, check, planRecord(validators, digest, ctx.carry));
   if (result.status === 304) {
     // Unchanged record, unchanged list item: every finding of it still holds, no need to read it.
-    if (writer.keep(file, { ...validators, item: digest })) return;
+    // Its validators stay as they are: it was asked for only with the item it was checked against.
+    if (writer.keep(file)) return;
     result = await client.getWhole(path, check);
   }
   if (result.status === 404) {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { FileTable } from '../../src/publish/table.js';
+
+const hex = (c: string) => c.repeat(64);
+const item = 'AAAAAAAAAAAAAAAA';
+
+describe('a table derived from the previous snapshot', () => {
+  const previous = (): FileTable => {
+    const table = new FileTable();
+    table.set('servers/1.json', hex('a'), 10, { etag: `"${'1'.repeat(32)}"`, item });
+    table.set('servers/2.json', hex('b'), 20, { etag: 'W/"v2"', lastModified: 'Mon, 23 Nov 2026 10:00:00 GMT' });
+    table.set('servers.json', hex('c'), 30);
+    return table;
+  };
+
+  it('keeps a file as the previous snapshot has it, validators included', () => {
+    const base = previous();
+    const table = FileTable.over(base);
+    for (const path of ['servers/2.json', 'servers/1.json']) table.copyFrom(base, base.indexOf(path)!, path);
+    expect(table.size).toBe(2);
+    for (const path of ['servers/1.json', 'servers/2.json']) {
+      const i = table.indexOf(path)!;
+      const j = base.indexOf(path)!;
+      expect([table.sha256(i), table.fileSize(i), table.validators(i)]).toEqual([base.sha256(j), base.fileSize(j), base.validators(j)]);
+    }
+    expect(table.has('servers.json')).toBe(false);
+  });
+
+  it('takes the previous file back over one this run had put under that path', () => {
+    const base = previous();
+    const table = FileTable.over(base);
+    table.set('servers/1.json', hex('d'), 11, { etag: '"new"' });
+    table.copyFrom(base, base.indexOf('servers/1.json')!);
+    const i = table.indexOf('servers/1.json')!;
+    expect([table.sha256(i), table.fileSize(i), table.validators(i)]).toEqual([hex('a'), 10, base.validators(base.indexOf('servers/1.json')!)]);
+    expect([...table.paths()]).toEqual(['servers/1.json']);
+  });
+});
