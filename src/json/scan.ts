@@ -37,6 +37,8 @@ export interface ScannedElement {
   key: string | undefined;
   /** Colons outside strings inside the element: the number of object keys it holds, duplicates included. */
   keys: number;
+  /** Where the element starts in the body, in bytes. */
+  at: number;
 }
 
 const enum S {
@@ -231,7 +233,7 @@ export class EnvelopeScanner {
             this.members.push({ key: this.#key!, bytes });
             this.#state = S.CommaOrEnd;
           } else {
-            out.push({ bytes, key: this.#elemKey, keys: this.#keys });
+            out.push({ bytes, key: this.#elemKey, keys: this.#keys, at: this.#offset + end - bytes.length });
             this.count++;
             this.#state = S.ElemCommaOrEnd;
           }

@@ -268,6 +268,24 @@ export class SnapshotWriter {
   }
 
   /**
+   * Bytes `[at, at + length)` of a file of the new snapshot, from where it is now: one item of a
+   * list kept as it was, for the record that needs it. A DamagedFileError when they are not there.
+   */
+  async readRange(path: string, at: number, length: number): Promise<Buffer> {
+    const location = this.location(path);
+    if (!location) throw new DamagedFileError(path);
+    const fd = await fs.open(location, 'r');
+    try {
+      const bytes = Buffer.alloc(length);
+      const { bytesRead } = await fs.read(fd, bytes, 0, length, at);
+      if (bytesRead !== length) throw new DamagedFileError(path);
+      return bytes;
+    } finally {
+      await fs.close(fd);
+    }
+  }
+
+  /**
    * A file's bytes in the new snapshot: staged, or published and still matching the previous
    * manifest. Undefined when neither (a published file altered on disk).
    */

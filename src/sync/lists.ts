@@ -40,6 +40,33 @@ export interface ListSummary {
   refs: StringList;
   /** Findings about the list's items as sent (decoding), when the body was fetched. */
   findings: Finding[];
+  /**
+   * Where each item sits in the published file, when the list is the previous snapshot's, kept
+   * as it was (a 304): each record was last checked against that very item, so the records pass
+   * reads an item only for a record it must check again.
+   */
+  places: ItemPlaces | undefined;
+}
+
+/** Byte ranges of a list's items, by position. */
+class ItemPlaces {
+  /** Each item's start and length, in turn. */
+  #pairs: Float64Array = new Float64Array(2048);
+  #count = 0;
+
+  push(at: number, length: number): void {
+    if (2 * this.#count === this.#pairs.length) {
+      const grown = new Float64Array(this.#pairs.length * 2);
+      grown.set(this.#pairs);
+      this.#pairs = grown;
+    }
+    this.#pairs[2 * this.#count] = at;
+    this.#pairs[2 * this.#count++ + 1] = length;
+  }
+
+  at(n: number): { at: number; length: number } {
+    return { at: this.#pairs[2 * n]!, length: this.#pairs[2 * n + 1]! };
+  }
 }
 
 interface ListContext {
@@ -63,6 +90,8 @@ class Summarizer {
     /** Names the list in messages (`GET /servers.json`). */
     readonly where: string,
     readonly maxRecords: number,
+    /** Set for a published list kept as it was: where its items sit. */
+    readonly places?: ItemPlaces,
   ) {}
 
   /** Reads one item; returns it (checked: an object with a usable id). */
@@ -79,6 +108,7 @@ class Summarizer {
       this.refs.push(JSON.stringify(item.server_names ?? null));
     }
     if (this.resource === 'appservers') this.refs.push(JSON.stringify(item.server_id ?? null));
+    this.places?.push(element.at, element.bytes.length);
     return item;
   }
 
@@ -95,7 +125,7 @@ class Summarizer {
         first.set(id, n);
       }
     }
-    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings };
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places };
   }
 }
 
@@ -120,7 +150,7 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
 
 /** Reads a published list file (kept on a 304) into a summary. */
 async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffer>, maxRecords: number): Promise<ListSummary> {
-  const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords);
+  const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords, new ItemPlaces());
   await forEachItem(chunks, resource, (element) => summary.take(element));
   return summary.finish(false);
 }

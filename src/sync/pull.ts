@@ -51,6 +51,15 @@ interface Pulled {
 
 const perResource = <T>(make: () => T): Record<ResourceName, T> => Object.fromEntries(RESOURCE_NAMES.map((r) => [r, make()])) as Record<ResourceName, T>;
 
+/**
+ * A record's list item, which the record's single view is checked against: its digest when known
+ * without reading it, and its bytes (needed only when the record is read).
+ */
+interface ListItem {
+  digest: string | undefined;
+  bytes(): Buffer | Promise<Buffer>;
+}
+
 /** Fetches every view, then every record, and leaves records that answered 404 out of lists and views. */
 export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): Promise<Pulled> {
   const records = new RecordChecker(ctx.redact);
@@ -59,14 +68,26 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
   async function* jobs(): AsyncGenerator<() => Promise<void>> {
     for (const view of views) yield () => pullView(view, ctx, pulled);
     for (const resource of RESOURCE_NAMES) {
-      const source = ctx.writer.readStream(listFile(resource))!;
+      const list = ctx.lists[resource];
+      const file = listFile(resource);
+      if (list.places && ctx.carry) {
+        // A list kept as it was: each record was last checked against its item there, whose digest
+        // the previous snapshot holds, so the list is not read a second time.
+        const places = list.places;
+        for (let n = 0; n < list.ids.length; n++) {
+          const { at, length } = places.at(n);
+          let bytes: Promise<Buffer> | undefined;
+          const item: ListItem = { digest: undefined, bytes: () => (bytes ??= ctx.writer.readRange(file, at, length)) };
+          yield () => pullRecord(resource, list.ids.at(n), item, ctx, records, pulled);
+        }
+        continue;
+      }
       const scanner = new EnvelopeScanner(resource);
-      const ids = ctx.lists[resource].ids;
       let n = 0;
-      for await (const chunk of source) {
+      for await (const chunk of ctx.writer.readStream(file)!) {
         for (const element of scanner.push(chunk)) {
-          const id = ids.at(n++);
-          yield () => pullRecord(resource, id, element, ctx, records, pulled);
+          const item: ListItem = { digest: itemDigest(element.bytes), bytes: () => element.bytes };
+          yield () => pullRecord(resource, list.ids.at(n++), item, ctx, records, pulled);
         }
       }
       scanner.end();
@@ -90,16 +111,18 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
 }
 
 /** One record: kept unread on a 304 the plan allows, else fetched, checked against its list item (on the record thread) and staged. */
-async function pullRecord(resource: ResourceName, id: string, element: ScannedElement, ctx: PullContext, records: RecordChecker, pulled: Pulled): Promise<void> {
+async function pullRecord(resource: ResourceName, id: string, item: ListItem, ctx: PullContext, records: RecordChecker, pulled: Pulled): Promise<void> {
   const { client, writer } = ctx;
   const path = singlePath(resource, id);
   const file = recordFile(resource, id);
   const previous = writer.previous;
   const i = previous?.indexOf(file);
   const validators = i === undefined ? undefined : previous!.validators(i);
-  const digest = itemDigest(element.bytes);
-  const check = (body: Buffer) => records.check({ resource, id, path, body, item: element.bytes });
-  let result = await client.getWhole(path, check, planRecord(validators, digest, ctx.carry));
+  // An item not read here is the one the record was last checked against (see ListSummary.places).
+  const known = item.digest ?? validators?.item;
+  let checkedItem: Buffer | undefined;
+  const check = async (body: Buffer) => records.check({ resource, id, path, body, item: (checkedItem = await item.bytes()) });
+  let result = await client.getWhole(path, check, known === undefined ? undefined : planRecord(validators, known, ctx.carry));
   if (result.status === 304) {
     // Unchanged record, unchanged list item: every finding of it still holds, no need to read it.
     // Its validators stay as they are: it was asked for only with the item it was checked against.
@@ -116,7 +139,7 @@ async function pullRecord(resource: ResourceName, id: string, element: ScannedEl
   if (ctx.carry) pulled.reread[resource].add(id);
   for (const finding of checked.findings) ctx.report(finding);
   mergeShape(pulled.shapes, resource, checked);
-  await writer.put(file, checked.bytes, { validators: { ...result.validators, item: digest }, sha256: checked.sha256 });
+  await writer.put(file, checked.bytes, { validators: { ...result.validators, item: item.digest ?? itemDigest(checkedItem!) }, sha256: checked.sha256 });
 }
 
 function mergeShape(shapes: Map<ResourceName, Shape>, resource: ResourceName, shape: { listOnly: Iterable<string>; singleOnly: Iterable<string> }): void {

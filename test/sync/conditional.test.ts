@@ -114,6 +114,37 @@ describe('conditional requests', () => {
     expect(mismatches(third)).toEqual([]);
     expect(await snapshotData(out)).toEqual(await snapshotData(await freshSync(upstream)));
   });
+
+  it('a record whose single view changed under an unchanged list is fetched and checked against its item in the kept list', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const list = JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] };
+    const victim = list.servers[2]!;
+    const single = JSON.parse(readFileSync(join(out, 'servers', `${victim.id}.json`), 'utf8')) as { server: { name: string } };
+    upstream.override(`/servers/${victim.id}.json`, { status: 200, body: JSON.stringify({ server: { ...single.server, name: 'renamed-in-the-single-view' } }) });
+    const second = await syncInto(upstream, out);
+    // The list answers 304 and is kept; only the record travels.
+    expect(second.notModified).toBe(second.requests - 1);
+    expect(second.findings.groups.filter((g) => g.code === 'view_mismatch')).toEqual([
+      expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, value: expect.stringContaining(victim.name) }] }),
+    ]);
+  });
+
+  it('records kept without the digest of the list item they were checked against are fetched and checked again', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const cacheFile = join(out, '_meta', 'http-cache.json');
+    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: ([string | null, string | null, string | null] | null)[] };
+    const records = cache.entries.filter((entry) => entry?.[2]).length;
+    writeFileSync(cacheFile, JSON.stringify({ ...cache, entries: cache.entries.map((entry) => entry && [entry[0], entry[1], null]) }));
+    const second = await syncInto(upstream, out);
+    expect(second.requests - second.notModified).toBe(records);
+    expect(second.written).toEqual([]);
+    const third = await syncInto(upstream, out);
+    expect(third.notModified).toBe(third.requests);
+  });
 });
 
 async function freshSync(upstream: Parameters<typeof syncInto>[0]): Promise<string> {

@@ -40,7 +40,7 @@ function scanInPieces(scanner: EnvelopeScanner, bytes: Buffer, next: () => numbe
 }
 
 describe('EnvelopeScanner', () => {
-  it('splits list bodies cut anywhere into their elements and other members, compact or indented', () => {
+  it('splits list bodies cut anywhere into their elements (and where each sits) and other members, compact or indented', () => {
     const next = createRng(42).next;
     for (let round = 0; round < 300; round++) {
       const items = Array.from({ length: Math.floor(next() * 6) }, (_, i) => ({ id: String(i), v: value(next, 0) }));
@@ -50,8 +50,11 @@ describe('EnvelopeScanner', () => {
       if (next() < 0.3) body.after = value(next, 1);
       const text = next() < 0.5 ? JSON.stringify(body) : JSON.stringify(body, null, next() < 0.5 ? 2 : '\t');
       const scanner = new EnvelopeScanner('servers');
-      const elements = scanInPieces(scanner, Buffer.from(` ${text}\n`), next);
+      const bytes = Buffer.from(` ${text}\n`);
+      const elements = scanInPieces(scanner, bytes, next);
       expect(elements.map((e) => JSON.parse(e.bytes.toString()))).toEqual(items);
+      // Where each element sits in the body: a kept list's records read their items from there.
+      for (const e of elements) expect(bytes.subarray(e.at, e.at + e.bytes.length).equals(e.bytes)).toBe(true);
       expect(Object.fromEntries(scanner.members.map((m) => [m.key, JSON.parse(m.bytes.toString())]))).toEqual(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'servers')));
       expect(scanner.found).toBe(true);
     }
