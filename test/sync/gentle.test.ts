@@ -83,7 +83,9 @@ describe('a slow, shared service', () => {
     expect(run.stderr).toMatch(/the service is overloaded \((latency rose from \d+ to \d+ ms|HTTP 503)\): \d+ requests? in flight at most for now/);
     const after = upstream.traffic();
     expect(after.requests).toBeGreaterThan(100);
-    expect(after.refused).toBeLessThan(after.requests * 0.01);
+    // Requests in flight at the switch may be refused (no client can know before it is told);
+    // once the cap came down, barely any more.
+    expect(after.refused).toBeLessThanOrEqual(record.concurrency.highest + after.requests * 0.01);
     for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 150_000);
