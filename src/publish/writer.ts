@@ -9,7 +9,7 @@
  * place with a single rename, and the run metadata bound to the manifest goes with it.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NameCollisionError } from '../errors.js';
@@ -49,47 +49,6 @@ interface CommitOptions {
 export class DamagedFileError extends Error {
   constructor(readonly path: string) {
     super(`${path} no longer matches its manifest`);
-  }
-}
-
-/**
- * How far a RangeReader reads, in ranges of the size asked for: a dense view (every other server)
- * then costs a read per 32 items, a sparse one (servers of one system among 25) wastes little.
- */
-const READ_AHEAD = 32;
-
-/**
- * Reads byte ranges of one file, opened at the first read; `close` when done. A filtered view
- * holds its list's items in list order, so each read brings the next ones into a window too.
- */
-export class RangeReader {
-  #fd: number | undefined;
-  #window: Buffer = Buffer.alloc(0);
-  #windowAt = 0;
-
-  constructor(
-    readonly path: string,
-    readonly location: string | undefined,
-  ) {}
-
-  /** Bytes `[at, at + length)`; a DamagedFileError when the file does not hold them. */
-  read(at: number, length: number): Buffer {
-    const from = at - this.#windowAt;
-    if (from >= 0 && from + length <= this.#window.length) return this.#window.subarray(from, from + length);
-    if (this.location === undefined) throw new DamagedFileError(this.path);
-    this.#fd ??= openSync(this.location, 'r');
-    // A new buffer each time: what was handed out of the old window stays valid.
-    const window = Buffer.allocUnsafe(READ_AHEAD * length);
-    const read = readSync(this.#fd, window, 0, window.length, at);
-    if (read < length) throw new DamagedFileError(this.path);
-    this.#window = window.subarray(0, read);
-    this.#windowAt = at;
-    return this.#window.subarray(0, length);
-  }
-
-  close(): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
   }
 }
 
@@ -309,12 +268,21 @@ export class SnapshotWriter {
   }
 
   /**
-   * Byte ranges of a file of the new snapshot, read from where it is now: items of a list, for
-   * the views and records that hold them. Synchronous: a few hundred bytes of a file just written
-   * or kept come from the page cache faster than a trip through the thread pool would take.
+   * Bytes `[at, at + length)` of a file of the new snapshot, from where it is now: one item of a
+   * list kept as it was, for the record that needs it. A DamagedFileError when they are not there.
    */
-  ranges(path: string): RangeReader {
-    return new RangeReader(path, this.location(path));
+  async readRange(path: string, at: number, length: number): Promise<Buffer> {
+    const location = this.location(path);
+    if (!location) throw new DamagedFileError(path);
+    const fd = await fs.open(location, 'r');
+    try {
+      const bytes = Buffer.alloc(length);
+      const { bytesRead } = await fs.read(fd, bytes, 0, length, at);
+      if (bytesRead !== length) throw new DamagedFileError(path);
+      return bytes;
+    } finally {
+      await fs.close(fd);
+    }
   }
 
   /**

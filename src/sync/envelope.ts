@@ -13,9 +13,6 @@ import type { SnapshotWriter, StagedStream } from '../publish/writer.js';
 /** Encoded items written in one go, so a long list costs a write per batch, not per item. */
 const BATCH_BYTES = 256 * 1024;
 
-/** Bytes at most that a piece takes as UTF-8 (a UTF-16 unit takes 3 at most). */
-const most = (piece: string | Buffer): number => (typeof piece === 'string' ? 3 * piece.length : piece.length);
-
 /**
  * Text gathered into one reused buffer and written when full: no long string is built, copied
  * flat and then copied again into bytes, as joining the items' strings did.
@@ -23,39 +20,30 @@ const most = (piece: string | Buffer): number => (typeof piece === 'string' ? 3 
 class ByteBatch {
   readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);
   #used = 0;
-  #written = 0;
 
   constructor(readonly staged: StagedStream) {}
 
-  /** Where the next piece goes in the file. */
-  get position(): number {
-    return this.#written + this.#used;
+  /** Whether text of this many UTF-16 units fits without a write first (UTF-8 takes at most 3 bytes per unit). */
+  fits(units: number): boolean {
+    return this.#used + 3 * units <= BATCH_BYTES;
   }
 
-  /** Whether this many bytes fit without a write first. */
-  fits(bytes: number): boolean {
-    return this.#used + bytes <= BATCH_BYTES;
+  /** Adds `text`, which fits; `makeRoom` adds one that does not. */
+  add(text: string): void {
+    this.#used += this.#buffer.write(text, this.#used, 'utf8');
   }
 
-  /** Adds a piece that fits; `makeRoom` adds one that does not. */
-  add(piece: string | Buffer): void {
-    this.#used += typeof piece === 'string' ? this.#buffer.write(piece, this.#used, 'utf8') : piece.copy(this.#buffer, this.#used);
-  }
-
-  /** Writes what is gathered, then the piece directly when it would not fit an empty batch, else keeps it. */
-  async makeRoom(piece: string | Buffer): Promise<void> {
+  /** Writes what is gathered, then `text` directly when it would not fit an empty batch, else keeps it. */
+  async makeRoom(text: string): Promise<void> {
     await this.flush();
-    if (most(piece) <= BATCH_BYTES) return this.add(piece);
-    const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
-    await this.staged.write(bytes);
-    this.#written += bytes.length;
+    if (3 * text.length > BATCH_BYTES) await this.staged.write(text);
+    else this.add(text);
   }
 
   async flush(): Promise<void> {
     if (this.#used === 0) return;
     // The stream hashes and writes the bytes before the promise settles: the buffer is free again after.
     await this.staged.write(this.#buffer.subarray(0, this.#used));
-    this.#written += this.#used;
     this.#used = 0;
   }
 }
@@ -75,10 +63,10 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
 }
 
 /**
- * What to do with each item: return what to publish for it, already encoded at depth 2 (see
- * EnvelopeEncoder.element) as text or bytes, or the value to encode, or `skip` to leave it out.
+ * What to do with each item: return the text to publish for it (already encoded at depth 2, see
+ * EnvelopeEncoder.element) or the value to encode, or `skip` to leave it out.
  */
-type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | Buffer | { value: unknown } | 'skip';
+type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | { value: unknown } | 'skip';
 
 interface StageEnvelope {
   writer: SnapshotWriter;
@@ -90,19 +78,17 @@ interface StageEnvelope {
   where: string;
   body: AsyncIterable<Buffer>;
   onItem: ItemHandler;
-  /** Told where each item landed in the file: its first byte and its length. */
-  placed?: (at: number, length: number) => void;
 }
 
 /** Streams the body into `file`'s staged copy; the caller finishes (or aborts) the returned stream. */
 export async function stageEnvelope(options: StageEnvelope): Promise<StagedStream> {
-  const { writer, file, key, where, body, onItem, placed } = options;
+  const { writer, file, key, where, body, onItem } = options;
   const scanner = new EnvelopeScanner(key);
   const staged = await writer.stream(file, { replace: true });
   const batch = new ByteBatch(staged);
-  const add = async (piece: string | Buffer): Promise<void> => {
-    if (batch.fits(most(piece))) batch.add(piece);
-    else await batch.makeRoom(piece);
+  const add = async (text: string): Promise<void> => {
+    if (batch.fits(text.length)) batch.add(text);
+    else await batch.makeRoom(text);
   };
   try {
     let encoder: EnvelopeEncoder | undefined;
@@ -115,18 +101,14 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
         const out = onItem(element, encoder);
         if (out === 'skip') continue;
         const separator = encoder.separator();
-        const text = typeof out === 'string' || Buffer.isBuffer(out) ? out : encoder.element(out.value);
+        const text = typeof out === 'string' ? out : encoder.element(out.value);
         // Most items fit: no promise per item.
-        if (batch.fits(most(separator) + most(text))) {
+        if (batch.fits(separator.length + text.length)) {
           batch.add(separator);
-          const at = batch.position;
           batch.add(text);
-          placed?.(at, batch.position - at);
         } else {
           await add(separator);
-          const at = batch.position;
           await add(text);
-          placed?.(at, batch.position - at);
         }
       }
     }

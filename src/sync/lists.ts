@@ -4,7 +4,6 @@
  * later steps need is kept per record (its id, and the few fields the views and the cross-checks
  * use). A list the service answers 304 for is read the same way from the published file.
  */
-import { hash } from 'node:crypto';
 import { HttpStatusError, ValidationError } from '../errors.js';
 import type { Client } from '../fetch/client.js';
 import { forEachItem, ScanError, type ScannedElement } from '../json/scan.js';
@@ -41,10 +40,12 @@ export interface ListSummary {
   refs: StringList;
   /** Findings about the list's items as sent (decoding), when the body was fetched. */
   findings: Finding[];
-  /** Where each item sits in the list file of the new snapshot. */
-  places: ItemPlaces;
-  /** The items as the service sent them, when it sent the list in this run. */
-  sent: SentItems | undefined;
+  /**
+   * Where each item sits in the published file, when the list is the previous snapshot's, kept
+   * as it was (a 304): each record was last checked against that very item, so the records pass
+   * reads an item only for a record it must check again.
+   */
+  places: ItemPlaces | undefined;
 }
 
 /** Byte ranges of a list's items, by position. */
@@ -65,57 +66,6 @@ class ItemPlaces {
 
   at(n: number): { at: number; length: number } {
     return { at: this.#pairs[2 * n]!, length: this.#pairs[2 * n + 1]! };
-  }
-}
-
-const SENT_DIGEST_BYTES = 16;
-
-/**
- * A list's items as the service sent them, by a 128-bit digest of their bytes. An item of a
- * filtered view sent byte for byte like a list item is that item: checked, redacted and encoded
- * in the list file already, so the view copies it from there instead of doing it all again (the
- * simulator, and the services we know of, render both from one serializer).
- */
-export class SentItems {
-  /** Each position's digest, in turn. */
-  #digests = Buffer.alloc(1024 * SENT_DIGEST_BYTES);
-  /** Open addressing on the digests' first four bytes: slot → position + 1 (0: empty). */
-  #slots = new Int32Array(2048);
-
-  static digest(bytes: Buffer): Buffer {
-    return hash('sha256', bytes, 'buffer').subarray(0, SENT_DIGEST_BYTES);
-  }
-
-  /** Adds the item at position `n` (positions come in order, from 0). */
-  add(digest: Buffer, n: number): void {
-    if ((n + 1) * SENT_DIGEST_BYTES > this.#digests.length) {
-      const grown = Buffer.alloc(this.#digests.length * 2);
-      this.#digests.copy(grown);
-      this.#digests = grown;
-    }
-    digest.copy(this.#digests, n * SENT_DIGEST_BYTES);
-    if ((n + 1) * 2 > this.#slots.length) {
-      this.#slots = new Int32Array(this.#slots.length * 2);
-      for (let k = 0; k < n; k++) this.#place(this.#digests.subarray(k * SENT_DIGEST_BYTES, (k + 1) * SENT_DIGEST_BYTES), k);
-    }
-    this.#place(digest, n);
-  }
-
-  /** The position of the item sent as these bytes (by their digest), if the list holds one. */
-  find(digest: Buffer): number | undefined {
-    const mask = this.#slots.length - 1;
-    for (let slot = digest.readUInt32LE(0) & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.#slots[slot]!;
-      if (entry === 0) return undefined;
-      if (digest.compare(this.#digests, (entry - 1) * SENT_DIGEST_BYTES, entry * SENT_DIGEST_BYTES, 0, SENT_DIGEST_BYTES) === 0) return entry - 1;
-    }
-  }
-
-  #place(digest: Buffer, n: number): void {
-    const mask = this.#slots.length - 1;
-    let slot = digest.readUInt32LE(0) & mask;
-    while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.#slots[slot] = n + 1;
   }
 }
 
@@ -140,11 +90,9 @@ class Summarizer {
     /** Names the list in messages (`GET /servers.json`). */
     readonly where: string,
     readonly maxRecords: number,
-    /** Set when the service sent the list in this run. */
-    readonly sent?: SentItems,
+    /** Set for a published list kept as it was: where its items sit. */
+    readonly places?: ItemPlaces,
   ) {}
-
-  readonly places = new ItemPlaces();
 
   /** Reads one item; returns it (checked: an object with a usable id). */
   take(element: ScannedElement): RawRecord {
@@ -160,6 +108,7 @@ class Summarizer {
       this.refs.push(JSON.stringify(item.server_names ?? null));
     }
     if (this.resource === 'appservers') this.refs.push(JSON.stringify(item.server_id ?? null));
+    this.places?.push(element.at, element.bytes.length);
     return item;
   }
 
@@ -176,14 +125,14 @@ class Summarizer {
         first.set(id, n);
       }
     }
-    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places, sent: this.sent };
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places };
   }
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */
 async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: Summarizer; staged: StagedStream }> {
   const where = `GET ${listPath(resource)}`;
-  const summary = new Summarizer(resource, where, ctx.maxRecords, new SentItems());
+  const summary = new Summarizer(resource, where, ctx.maxRecords);
   const staged = await stageEnvelope({
     writer: ctx.writer,
     file: listFile(resource),
@@ -191,24 +140,18 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
     where,
     body,
     onItem: (element) => {
-      const n = summary.ids.length;
       const item = summary.take(element);
-      summary.sent!.add(SentItems.digest(element.bytes), n);
       summary.findings.push(...decodingFindings(resource, item.id, element.bytes, item, element.keys));
       return { value: redactRecord(resource, item, ctx.redact) };
     },
-    placed: (at, length) => summary.places.push(at, length),
   });
   return { summary, staged };
 }
 
 /** Reads a published list file (kept on a 304) into a summary. */
 async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffer>, maxRecords: number): Promise<ListSummary> {
-  const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords);
-  await forEachItem(chunks, resource, (element) => {
-    summary.take(element);
-    summary.places.push(element.at, element.bytes.length);
-  });
+  const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords, new ItemPlaces());
+  await forEachItem(chunks, resource, (element) => summary.take(element));
   return summary.finish(false);
 }
 

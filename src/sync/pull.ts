@@ -9,7 +9,7 @@ import type { Client, Fetched } from '../fetch/client.js';
 import { viewLabel, type ViewKey } from '../index/views.js';
 import { EnvelopeScanner, forEachItem, type ScannedElement } from '../json/scan.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
-import { DamagedFileError, type RangeReader, type SnapshotWriter } from '../publish/writer.js';
+import { DamagedFileError, type SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord } from '../redact/redact.js';
 import { filterPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
@@ -20,7 +20,7 @@ import type { Finding } from '../validate/findings.js';
 import type { Shape } from '../validate/record.js';
 import { checkRecord } from '../validate/structure.js';
 import { dropItems, stageEnvelope } from './envelope.js';
-import { SentItems, type ListSummary } from './lists.js';
+import type { ListSummary } from './lists.js';
 import { RecordChecker } from './record-checker.js';
 import { itemDigest, planRecord, planView } from './plan.js';
 
@@ -64,21 +64,20 @@ interface ListItem {
 export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): Promise<Pulled> {
   const records = new RecordChecker(ctx.redact);
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map() };
-  const readers: RangeReader[] = [];
   // Views first (fewer, larger), then every record in list order.
   async function* jobs(): AsyncGenerator<() => Promise<void>> {
     for (const view of views) yield () => pullView(view, ctx, pulled);
     for (const resource of RESOURCE_NAMES) {
       const list = ctx.lists[resource];
       const file = listFile(resource);
-      if (!list.changed && ctx.carry) {
-        // The list as the previous snapshot has it: each record was last checked against its item
-        // there, whose digest the previous snapshot holds, so the list is not read a second time.
-        const reader = ctx.writer.ranges(file);
-        readers.push(reader);
+      if (list.places && ctx.carry) {
+        // A list kept as it was: each record was last checked against its item there, whose digest
+        // the previous snapshot holds, so the list is not read a second time.
+        const places = list.places;
         for (let n = 0; n < list.ids.length; n++) {
-          const { at, length } = list.places.at(n);
-          const item: ListItem = { digest: undefined, bytes: () => reader.read(at, length) };
+          const { at, length } = places.at(n);
+          let bytes: Promise<Buffer> | undefined;
+          const item: ListItem = { digest: undefined, bytes: () => (bytes ??= ctx.writer.readRange(file, at, length)) };
           yield () => pullRecord(resource, list.ids.at(n), item, ctx, records, pulled);
         }
         continue;
@@ -97,7 +96,6 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
   try {
     await forEachConcurrent(jobs(), ctx.width, (job) => job());
   } finally {
-    for (const reader of readers) reader.close();
     await records.close();
   }
   for (const resource of RESOURCE_NAMES) {
@@ -176,29 +174,8 @@ async function pullView(view: ViewKey, ctx: PullContext, pulled: Pulled): Promis
     if (!list.members.has(record.id)) ctx.report(notInListFinding(resource, record.id, label));
     return record;
   };
-  const read = async (body: AsyncIterable<Buffer>) => {
-    // An item sent as the list sent it is copied from the list file: checked and encoded there.
-    const items = list.sent && writer.ranges(listFile(resource));
-    try {
-      return await stageEnvelope({
-        writer,
-        file,
-        key: resource,
-        where: `GET ${path}`,
-        body,
-        onItem: (element) => {
-          const n = list.sent?.find(SentItems.digest(element.bytes));
-          if (n !== undefined) {
-            const { at, length } = list.places.at(n);
-            return items!.read(at, length);
-          }
-          return { value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) };
-        },
-      });
-    } finally {
-      items?.close();
-    }
-  };
+  const read = (body: AsyncIterable<Buffer>) =>
+    stageEnvelope({ writer, file, key: resource, where: `GET ${path}`, body, onItem: (element) => ({ value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) }) });
   let result: Fetched<Awaited<ReturnType<typeof read>>> = await client.get(path, read, plan.validators);
   if (result.status === 304) {
     if (writer.keep(file, validators)) {
