@@ -19,6 +19,7 @@ import { manifestChunks, sha256, type ManifestRead } from './manifest.js';
 import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
 import { FileTable, type Validators } from './table.js';
 import { safeFolder } from './safe-folder.js';
+import { BitSet } from '../util/bit-set.js';
 import { HashSet } from '../util/string-set.js';
 
 export interface PublishResult {
@@ -32,7 +33,13 @@ export interface PublishResult {
 }
 
 /** Files written next to the manifest: bound to it (they name its sha256), outside it. */
-type MetaFiles = (manifestSha256: string, order: readonly number[]) => Map<string, Iterable<string> | Buffer>;
+type MetaFiles = (manifestSha256: string, order: readonly number[], pending: Pending) => Map<string, Iterable<string> | Buffer>;
+
+/** What a publish would write and remove, in the manifest's order. */
+export interface Pending {
+  written: string[];
+  removed: string[];
+}
 
 interface CommitOptions {
   /** Signs the manifest's bytes; the signature is published with it, in the same journal. */
@@ -115,7 +122,8 @@ export class SnapshotWriter {
   /** The folder held nothing before (no manifest, no files): nothing to compare with. */
   readonly #fresh: boolean;
   readonly #entries: FileTable;
-  readonly #staged = new Set<string>();
+  /** The entries of #entries staged in this run, by index. */
+  readonly #staged = new BitSet();
   /** Published files found altered when read: rewritten whatever the manifest says. */
   readonly #damaged = new Set<string>();
   readonly #madeDirs = new Set<string>();
@@ -163,14 +171,12 @@ export class SnapshotWriter {
   async put(path: string, bytes: Buffer, options: { validators?: Validators; replace?: boolean; sha256?: string } = {}): Promise<void> {
     this.#claim(path, options.replace);
     const digest = options.sha256 ?? sha256(bytes);
-    this.#entries.set(path, digest, bytes.length, options.validators);
-    if (await this.#holds(path, digest, bytes.length, bytes)) {
-      this.#staged.delete(path);
-      return;
-    }
+    this.#unstage(path);
+    const i = this.#entries.set(path, digest, bytes.length, options.validators);
+    if (await this.#holds(path, digest, bytes.length, bytes)) return;
     await this.#ensureParent(path);
     await this.#files.write(this.#inTree(path), bytes);
-    this.#staged.add(path);
+    this.#staged.add(i);
   }
 
   /**
@@ -202,14 +208,14 @@ export class SnapshotWriter {
       finish: async (validators) => {
         await close();
         const digest = hash.digest();
-        this.#entries.set(path, digest, size, validators);
+        this.#unstage(path);
+        const i = this.#entries.set(path, digest, size, validators);
         if (await this.#holds(path, digest.toString('hex'), size)) {
           await fs.rm(part, { force: true });
           await fs.rm(file, { force: true });
-          this.#staged.delete(path);
         } else {
           await fs.rename(part, file);
-          this.#staged.add(path);
+          this.#staged.add(i);
         }
       },
       abort: async () => {
@@ -228,15 +234,15 @@ export class SnapshotWriter {
     const i = this.#previous?.indexOf(path);
     if (i === undefined || !this.#intact(path, this.#previous!.fileSize(i))) return false;
     this.#claim(path, true);
+    this.#unstage(path);
     const j = this.#entries.copyFrom(this.#previous!, i, path);
     if (validators) this.#entries.setValidators(j, validators);
-    this.#staged.delete(path);
     return true;
   }
 
   /** Where a file of the new snapshot can be read from now: its staged copy, or the folder's. */
   location(path: string): string | undefined {
-    if (this.#staged.has(path)) return this.#inTree(path);
+    if (this.#isStaged(path)) return this.#inTree(path);
     return this.#entries.has(path) || this.#previous?.has(path) ? join(this.#dir, path) : undefined;
   }
 
@@ -290,7 +296,7 @@ export class SnapshotWriter {
    * manifest. Undefined when neither (a published file altered on disk).
    */
   async read(path: string): Promise<Buffer | undefined> {
-    if (this.#staged.has(path)) return fs.readFile(this.#inTree(path));
+    if (this.#isStaged(path)) return fs.readFile(this.#inTree(path));
     const table = this.#entries.has(path) ? this.#entries : this.#previous;
     const i = table?.indexOf(path);
     if (i === undefined) return undefined;
@@ -300,11 +306,13 @@ export class SnapshotWriter {
     return undefined;
   }
 
-  /** The staged paths and the removals a commit would make, without making them (a dry run). */
-  pending(): { written: string[]; removed: string[] } {
+  /** The staged paths and the removals a commit would make, without making them (a dry run); `order`: the entries in the manifest's order, when known. */
+  pending(order: readonly number[] = this.#entries.sortedIndexes()): Pending {
+    const written: string[] = [];
+    for (const i of order) if (this.#staged.has(i)) written.push(this.#entries.path(i));
     const removed: string[] = [];
     for (const path of this.#previous?.paths() ?? []) if (!this.#entries.has(path)) removed.push(path);
-    return { written: [...this.#staged].sort(), removed: [...removed].sort() };
+    return { written, removed: removed.sort() };
   }
 
   /** Publishes the snapshot: the staged files, the removals, then run metadata, the manifest and its signature. */
@@ -328,8 +336,9 @@ export class SnapshotWriter {
    * when the folder already holds exactly this snapshot.
    */
   async prepare(options: CommitOptions = {}): Promise<{ journal: Journal | undefined; result: PublishResult; meta: Map<string, Iterable<string> | Buffer> }> {
-    const { written, removed } = this.pending();
     const order = this.#entries.sortedIndexes();
+    const pending = this.pending(order);
+    const { written, removed } = pending;
     const final = join(stagingDir(this.#dir), FINAL);
     await fs.mkdir(final, { recursive: true });
     const manifestFile = join(final, 'manifest.json');
@@ -344,7 +353,7 @@ export class SnapshotWriter {
       signatureStale = !signature && oldSignature !== undefined && !(options.signs?.(oldSignature, manifestBytes) ?? false);
     }
     const signatureChanged = signature !== undefined && !oldSignature?.equals(signature);
-    const meta = options.meta?.(manifestSha256, order) ?? new Map<string, Iterable<string> | Buffer>();
+    const meta = options.meta?.(manifestSha256, order, pending) ?? new Map<string, Iterable<string> | Buffer>();
     const result = { written, removed, unchanged: this.#entries.size - written.length, manifestSha256, published: false };
     if (written.length === 0 && removed.length === 0 && manifestSame && !signatureChanged && !signatureStale) return { journal: undefined, result, meta };
 
@@ -386,6 +395,17 @@ export class SnapshotWriter {
   #intact(path: string, size: number): boolean {
     if (this.#damaged.has(path)) return false;
     return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.#dir, path), size);
+  }
+
+  #isStaged(path: string): boolean {
+    const i = this.#entries.indexOf(path);
+    return i !== undefined && this.#staged.has(i);
+  }
+
+  /** Forgets that `path` was staged, before its entry is set again (which may move it to another index). */
+  #unstage(path: string): void {
+    const i = this.#entries.indexOf(path);
+    if (i !== undefined) this.#staged.delete(i);
   }
 
   /** A second file under one name in one run is a collision of two records' names, unless replacing. */

@@ -261,8 +261,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
       sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined,
       signs: signsManifest,
       log: (line) => log.warn(line.replace(/^warning: /, '')),
-      meta: (manifestSha256, order) => {
-        const pending = writer!.pending();
+      meta: (manifestSha256, order, pending) => {
         outcome = result(pending.written.length || pending.removed.length ? 'published' : 'unchanged', { ...pending, unchanged: entries.size - pending.written.length });
         return new Map<string, Iterable<string> | Buffer>([
           [HTTP_CACHE_FILE, httpCacheChunks(entries, order, manifestSha256)],

@@ -1,0 +1,54 @@
+/**
+ * The writer remembers what it staged by table index. A file put again (a list rewritten without
+ * records that answered 404) may move to another index: what is staged, read back and published
+ * must follow the last put.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readManifest } from '../../src/publish/manifest-read.js';
+import { SnapshotWriter } from '../../src/publish/writer.js';
+import { BitSet } from '../../src/util/bit-set.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const bytes = (text: string): Buffer => Buffer.from(`${text}\n`);
+
+describe('staged files', () => {
+  it('follow the last put of a path, whether it then matches the published file or not', async () => {
+    const dir = tempDir();
+    const first = await SnapshotWriter.open(dir, undefined);
+    for (const name of ['a', 'b', 'c', 'd']) await first.put(`${name}.json`, bytes(name));
+    await first.commit();
+
+    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
+    // As published, then changed: staged.
+    await writer.put('a.json', bytes('a'));
+    await writer.put('a.json', bytes('a2'), { replace: true });
+    // Changed, then back as published: not staged, and read from the folder.
+    await writer.put('b.json', bytes('b2'));
+    await writer.put('b.json', bytes('b'), { replace: true });
+    // Changed, then kept as published.
+    await writer.put('c.json', bytes('c2'));
+    expect(writer.keep('c.json')).toBe(true);
+    // New, changed again.
+    await writer.put('e.json', bytes('e'));
+    await writer.put('e.json', bytes('e2'), { replace: true });
+
+    expect(writer.pending()).toEqual({ written: ['a.json', 'e.json'], removed: ['d.json'] });
+    expect((await writer.read('a.json'))?.toString()).toBe('a2\n');
+    expect((await writer.read('b.json'))?.toString()).toBe('b\n');
+    expect((await writer.read('c.json'))?.toString()).toBe('c\n');
+    const result = await writer.commit();
+    expect(result).toMatchObject({ written: ['a.json', 'e.json'], removed: ['d.json'], unchanged: 2 });
+    for (const [name, text] of [['a', 'a2'], ['b', 'b'], ['c', 'c'], ['e', 'e2']]) expect(readFileSync(join(dir, `${name}.json`), 'utf8')).toBe(`${text}\n`);
+  });
+
+  it('are held as bits that grow with the index', () => {
+    const set = new BitSet();
+    const members = [0, 7, 8, 1023, 1024, 70_001, 999_999];
+    for (const n of members) set.add(n);
+    set.delete(8);
+    set.delete(5_000_000);
+    expect([0, 1, 7, 8, 1023, 1024, 70_000, 70_001, 999_999, 5_000_000].filter((n) => set.has(n))).toEqual([0, 7, 1023, 1024, 70_001, 999_999]);
+  });
+});
