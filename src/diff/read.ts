@@ -32,18 +32,24 @@ interface ChangeSetOptions {
 /** The change set of classified paths, reading files of the old and new snapshots as needed. */
 export async function changeSetOf(paths: PathChanges, readOld: Reader, readNew: Reader, options: ChangeSetOptions = {}): Promise<ChangeSet> {
   const builder = new ChangeSetBuilder();
-  const jobs: { resource: ResourceName; kind: 'added' | 'removed' | 'changed'; path: string; read: boolean }[] = [];
+  // Only the files to read wait for a turn: a first sync of 500 000 servers names 900 000 records
+  // by their file names, and a job object each cost it 40 MB.
+  const reads: { resource: ResourceName; kind: 'added' | 'removed' | 'changed'; path: string }[] = [];
   for (const resource of RESOURCE_NAMES) {
     const p = paths[resource];
     // An added or removed record's id is its file name, unless the name is a shortened long id.
-    const named = (path: string, n: number): boolean => (options.initial === true || n >= NAMED_PER_KIND) && decodeSegment(parseRecordFile(path)!.name) !== undefined;
-    p.added.forEach((path, n) => jobs.push({ resource, kind: 'added', path, read: !named(path, n) }));
-    p.removed.forEach((path, n) => jobs.push({ resource, kind: 'removed', path, read: !named(path, n) }));
-    for (const path of p.changed) jobs.push({ resource, kind: 'changed', path, read: true });
+    const byName = (kind: 'added' | 'removed') => (path: string, n: number) => {
+      const id = options.initial === true || n >= NAMED_PER_KIND ? decodeSegment(parseRecordFile(path)!.name) : undefined;
+      if (id === undefined) reads.push({ resource, kind, path });
+      else builder.add(resource, kind, { id });
+    };
+    p.added.forEach(byName('added'));
+    p.removed.forEach(byName('removed'));
+    for (const path of p.changed) reads.push({ resource, kind: 'changed', path });
   }
-  await forEachConcurrent(jobs, READS_IN_FLIGHT, async ({ resource, kind, path, read }) => {
-    const before = read && kind !== 'added' ? await readOld(path) : undefined;
-    const after = read && kind !== 'removed' ? await readNew(path) : undefined;
+  await forEachConcurrent(reads, READS_IN_FLIGHT, async ({ resource, kind, path }) => {
+    const before = kind === 'added' ? undefined : await readOld(path);
+    const after = kind === 'removed' ? undefined : await readNew(path);
     builder.add(resource, kind, recordChange(resource, path, before, after));
   });
   return builder.build();
