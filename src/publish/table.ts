@@ -36,12 +36,16 @@ const enum Etag {
   Other = 3,
 }
 
+/** `buffer`'s bytes at the start of a new buffer of `size` bytes. */
+function resized(buffer: Buffer, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  buffer.copy(out);
+  return out;
+}
+
 /** A growable byte column. */
 function grow(buffer: Buffer, size: number): Buffer {
-  if (buffer.length >= size) return buffer;
-  const grown = Buffer.alloc(Math.max(size, buffer.length * 2));
-  buffer.copy(grown);
-  return grown;
+  return buffer.length >= size ? buffer : resized(buffer, Math.max(size, buffer.length * 2));
 }
 
 function sameValidators(a: Validators | undefined, b: Validators | undefined): boolean {
@@ -92,6 +96,24 @@ export class FileTable {
 
   get size(): number {
     return this.#presentCount + this.#count;
+  }
+
+  /**
+   * Makes room for `count` own entries at once. A first sync knows its count from the lists: grown
+   * by doubling, up to half of every column went unused (11 MB at 200 000 servers), and each
+   * doubling held the old columns and the new at once.
+   */
+  reserve(count: number): void {
+    if (count <= this.#capacity) return;
+    const sizes = new Float64Array(count);
+    sizes.set(this.#sizes.subarray(0, this.#count));
+    this.#sizes = sizes;
+    this.#hashes = resized(this.#hashes, count * HASH_BYTES);
+    this.#capacity = count;
+    if (this.#etagKind !== EMPTY) this.#sizeValidators(count);
+    let slots = this.#slots.length;
+    while (slots < count * 2) slots *= 2;
+    if (slots > this.#slots.length) this.#rehash(slots);
   }
 
   /** Adds or replaces a file; returns its index. `sha256` is hex or 32 raw bytes. */

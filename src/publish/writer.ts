@@ -152,6 +152,14 @@ export class SnapshotWriter {
     return new SnapshotWriter(dir, previous, fresh, listed);
   }
 
+  /**
+   * About how many files the new snapshot will hold, once the lists tell. A first sync makes room
+   * for them at once; a re-sync's table holds only what changed, and needs none.
+   */
+  expect(files: number): void {
+    if (!this.#previous) this.#entries.reserve(files);
+  }
+
   /** The files of the new snapshot so far, with hash, size and validators. */
   get entries(): FileTable {
     return this.#entries;

@@ -165,7 +165,10 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
-    progress.planned(RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0));
+    const fetched = RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0);
+    progress.planned(fetched);
+    // Room for the snapshot's own files too (index, quality, history, the offline page's buckets).
+    writer.expect(Math.ceil(fetched * 1.01) + 1024);
     const carry = previous?.cached === true && previous.quality !== undefined;
     const pulled = await pullRecords(views, { client, writer, redact: config.redact, lists, carry, width: settings.concurrency * 2, report });
     progress.done();

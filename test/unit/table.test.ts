@@ -36,3 +36,25 @@ describe('a table derived from the previous snapshot', () => {
     expect([...table.paths()]).toEqual(['servers/1.json']);
   });
 });
+
+describe('a table with room made for its files', () => {
+  it('keeps what it held and holds everything added after, past the room made and beyond', () => {
+    const table = new FileTable();
+    const entry = (n: number) => ({ path: `servers/${n}.json`, sha256: n.toString(16).padStart(64, '0'), size: n, validators: n % 3 === 0 ? undefined : { etag: `"${n.toString(16).padStart(32, '0')}"`, item: n % 2 ? item : undefined } });
+    const put = (n: number) => {
+      const e = entry(n);
+      table.set(e.path, e.sha256, e.size, e.validators);
+    };
+    for (let n = 1; n <= 10; n++) put(n);
+    table.reserve(5000);
+    table.reserve(100);
+    for (let n = 11; n <= 6000; n++) put(n);
+    expect(table.size).toBe(6000);
+    for (let n = 1; n <= 6000; n++) {
+      const e = entry(n);
+      const i = table.indexOf(e.path)!;
+      expect([table.path(i), table.sha256(i), table.fileSize(i), table.validators(i)]).toEqual([e.path, e.sha256, e.size, e.validators && { etag: e.validators.etag, ...(e.validators.item ? { item } : {}) }]);
+    }
+    expect(table.has('servers/6001.json')).toBe(false);
+  });
+});
