@@ -8,6 +8,7 @@
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { compareIds } from '../spec/ids.js';
 import { compareCodeUnits } from '../util/order.js';
+import { hash53, StringList } from '../util/string-set.js';
 
 export const FINDING_CODES = [
   'null',
@@ -64,44 +65,87 @@ export interface FindingGroup {
   code: FindingCode;
   /** Sorted. */
   ids: string[];
-  /** The value per id, for the codes that carry one. */
+  /** The value per id, for the findings that carry one. */
   values: Map<string, unknown>;
+}
+
+/**
+ * The ids of one group, each once: joined in a StringList, found through an open-addressing index
+ * of their hashes. As Map keys they cost 74 bytes a finding, and messy data makes many: 489 290 on
+ * the realistic simulator at 500 000 servers.
+ */
+class IdSet {
+  readonly #ids = new StringList();
+  /** Slot → index + 1 (0: empty); at most half full. */
+  #slots = new Int32Array(16);
+
+  get size(): number {
+    return this.#ids.length;
+  }
+
+  /** Adds `id`; false when it is in already. */
+  add(id: string): boolean {
+    if (2 * (this.#ids.length + 1) > this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    let slot = hash53(id) & mask;
+    for (let k = this.#slots[slot]!; k !== 0; k = this.#slots[slot]!) {
+      if (this.#ids.equals(k - 1, id)) return false;
+      slot = (slot + 1) & mask;
+    }
+    this.#slots[slot] = this.#ids.length + 1;
+    this.#ids.push(id);
+    return true;
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.#ids[Symbol.iterator]();
+  }
+
+  #grow(): void {
+    this.#slots = new Int32Array(this.#slots.length * 2);
+    const mask = this.#slots.length - 1;
+    for (let k = 0; k < this.#ids.length; k++) {
+      let slot = hash53(this.#ids.at(k)) & mask;
+      while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.#slots[slot] = k + 1;
+    }
+  }
 }
 
 const groupKey = (resource: string, field: string, code: string): string => `${resource}\u0000${field}\u0000${code}`;
 
 /** Findings gathered over a sync, one per (resource, field, code, id). */
 export class FindingSet {
-  readonly #groups = new Map<string, { resource: ResourceName; field: string; code: FindingCode; values: Map<string, unknown> }>();
+  readonly #groups = new Map<string, { resource: ResourceName; field: string; code: FindingCode; ids: IdSet; values: Map<string, unknown> }>();
 
   /** Adds a finding; false when this record already had it. */
   add(finding: Finding): boolean {
     const key = groupKey(finding.resource, finding.field, finding.code);
     let group = this.#groups.get(key);
     if (!group) {
-      group = { resource: finding.resource, field: finding.field, code: finding.code, values: new Map() };
+      group = { resource: finding.resource, field: finding.field, code: finding.code, ids: new IdSet(), values: new Map() };
       this.#groups.set(key, group);
     }
-    if (group.values.has(finding.id)) return false;
-    group.values.set(finding.id, finding.value);
+    if (!group.ids.add(finding.id)) return false;
+    if (finding.value !== undefined) group.values.set(finding.id, finding.value);
     return true;
   }
 
-  /** The values of one group's findings by id (empty when there are none). */
+  /** The values of one group's findings by id, for those that carry one. */
   valuesOf(resource: ResourceName, field: string, code: FindingCode): ReadonlyMap<string, unknown> {
     return this.#groups.get(groupKey(resource, field, code))?.values ?? new Map();
   }
 
   get size(): number {
     let n = 0;
-    for (const group of this.#groups.values()) n += group.values.size;
+    for (const group of this.#groups.values()) n += group.ids.size;
     return n;
   }
 
   /** The groups in resource, field, code order, ids sorted. */
   groups(): FindingGroup[] {
     return [...this.#groups.values()]
-      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: [...g.values.keys()].sort(compareIds), values: g.values }))
+      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: [...g.ids].sort(compareIds), values: g.values }))
       .sort(compareGroups);
   }
 }
