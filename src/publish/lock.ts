@@ -55,6 +55,17 @@ async function createWhole(path: string, content: string): Promise<void> {
   }
 }
 
+/**
+ * Removes the lock files that processes now gone were writing aside (a kill -9 between the write
+ * and the link leaves one): left, they would keep the work folder from ever being removed.
+ */
+async function removeDeadTemps(workDir: string): Promise<void> {
+  for (const name of await fs.readdir(workDir).catch(() => [] as string[])) {
+    const pid = Number(/^lock\.(\d+)\.tmp$/.exec(name)?.[1]);
+    if (pid > 0 && pid !== process.pid && !isAlive(pid)) await fs.rm(join(workDir, name), { force: true });
+  }
+}
+
 /** Takes the folder's lock for `command`, or throws E_LOCKED naming the holder. */
 export async function acquireLock(dir: string, command: string): Promise<Lock> {
   const path = join(dir, WORK_DIR, 'lock');
@@ -68,6 +79,7 @@ export async function acquireLock(dir: string, command: string): Promise<Lock> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       await createWhole(path, `${JSON.stringify(info)}\n`);
+      await removeDeadTemps(join(dir, WORK_DIR));
       let released = false;
       return {
         warning,

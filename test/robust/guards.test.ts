@@ -69,10 +69,13 @@ describe('lock', () => {
 
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     writeFileSync(lock, JSON.stringify({ pid: dead, host: (await import('node:os')).hostname(), command: 'sync', since: '2026-11-21T00:00:00.000Z' }));
+    // What a sync killed between writing its lock aside and linking it leaves.
+    writeFileSync(`${lock}.${dead}.tmp`, '{}');
     const taken = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
     expect(taken.code).toBe(0);
     expect(taken.stderr).toContain(`warning: took over a stale lock of ${out} left by pid ${dead}`);
     expect(existsSync(lock)).toBe(false);
+    expect(existsSync(join(out, '.inventory-mirror'))).toBe(false);
   });
 });
 
