@@ -47,11 +47,11 @@ export class Store {
   private readonly renderer: Renderer;
   private readonly items = perResource(() => new Map<string, Buffer>());
   private readonly etags = perResource(() => new Map<string, string>());
-  private readonly singles = new ByteLru<Body>(SINGLE_CACHE_BYTES, (body) => body.data.length);
+  private readonly singles: ByteLru<Body>;
   /** Part of every single-cache key: bumping it retires a whole resource's cached views, which then age out. */
   private readonly generations = perResource(() => 0);
   private readonly lists = new Map<ResourceName, Body>();
-  private readonly filtered = new ByteLru<ListAnswer>(FILTER_CACHE_BYTES, (answer) => ('data' in answer ? answer.data.length : ERROR_ANSWER_BYTES));
+  private readonly filtered: ByteLru<ListAnswer>;
   private readonly hiddenSingles = perResource(() => new Set<string>());
   private mutations = 0;
   /** The last injected() report, until the data changes: it looks at every record, seconds at 200 000 servers. */
@@ -64,8 +64,12 @@ export class Store {
     readonly dataset: Dataset,
     private readonly profile: Profile,
     extraFields: boolean,
+    keepRendered = false,
   ) {
     this.renderer = new Renderer(profile, extraFields);
+    const limit = (bytes: number): number => (keepRendered ? Infinity : bytes);
+    this.singles = new ByteLru<Body>(limit(SINGLE_CACHE_BYTES), (body) => body.data.length);
+    this.filtered = new ByteLru<ListAnswer>(limit(FILTER_CACHE_BYTES), (answer) => ('data' in answer ? answer.data.length : ERROR_ANSWER_BYTES));
     for (const resource of RESOURCE_NAMES) for (const view of dataset.views[resource].values()) profile.admit(resource, view);
   }
 
