@@ -37,3 +37,25 @@ export async function forEachConcurrent<T>(items: Iterable<T> | AsyncIterable<T>
     throw failure.error;
   }
 }
+
+/**
+ * The items of several async iterators taken in turn, one from each, until all are done. Closes
+ * the ones still open when the consumer stops early.
+ */
+export async function* roundRobin<T>(sources: readonly AsyncIterator<T>[]): AsyncGenerator<T> {
+  let live = [...sources];
+  try {
+    while (live.length > 0) {
+      const still: AsyncIterator<T>[] = [];
+      for (const source of live) {
+        const step = await source.next();
+        if (step.done) continue;
+        still.push(source);
+        yield step.value;
+      }
+      live = still;
+    }
+  } finally {
+    await Promise.all(live.map((source) => source.return?.()));
+  }
+}
