@@ -33,6 +33,7 @@ import { pullList, type ListSummary } from './lists.js';
 import { readPrevious } from './previous.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pullRecords } from './pull.js';
+import { RecordChecker } from './record-checker.js';
 import { lastSyncRecord, strictProblem, summarizeFindings, type SyncResult } from './result.js';
 
 export type { SyncResult } from './result.js';
@@ -147,11 +148,14 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     signal: options.signal,
   });
   const warnings = options.warningsFile ? new WarningsFile(options.warningsFile) : undefined;
+  const records = new RecordChecker(config.redact);
   try {
     const recovered = await recover(out);
     if (recovered) log.info(recovered);
     if (!options.allowNonEmpty) await checkForeignFiles(out);
     const previous = await readPrevious(out, config.redact);
+    // A first sync checks every record; a re-sync may check none, and starts the thread only if it does.
+    if (!previous) records.startEarly();
     const bootId = currentBootId();
     writer = await SnapshotWriter.open(out, previous && { table: previous.table, sha256: previous.manifestSha256 }, { sameBoot: previous !== undefined && (await syncedInBoot(out, bootId)) });
     const findings = new FindingSet();
@@ -170,7 +174,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     // Room for the snapshot's own files too (index, quality, history, the offline page's buckets).
     writer.expect(Math.ceil(fetched * 1.01) + 1024);
     const carry = previous?.cached === true && previous.quality !== undefined;
-    const pulled = await pullRecords(views, { client, writer, redact: config.redact, lists, carry, width: settings.concurrency * 2, report });
+    const pulled = await pullRecords(views, { client, writer, records, redact: config.redact, lists, carry, width: settings.concurrency * 2, report });
     progress.done();
     if (options.signal?.aborted) throw new AbortedError('the sync was stopped before publishing; the folder keeps its previous snapshot');
 
@@ -280,6 +284,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
     progress.done();
     throw error;
   } finally {
+    await records.close();
     await client.close();
     if (!options.held) await held.release(published);
   }

@@ -21,12 +21,14 @@ import type { Shape } from '../validate/record.js';
 import { checkRecord } from '../validate/structure.js';
 import { dropItems, stageEnvelope } from './envelope.js';
 import type { ListSummary } from './lists.js';
-import { RecordChecker } from './record-checker.js';
+import type { RecordChecker } from './record-checker.js';
 import { itemDigest, planRecord, planView } from './plan.js';
 
 interface PullContext {
   client: Client;
   writer: SnapshotWriter;
+  /** Checks single records on their thread; the caller closes it. */
+  records: RecordChecker;
   redact: RedactPolicy | undefined;
   lists: Record<ResourceName, ListSummary>;
   /** Whether the previous snapshot's findings can be carried over for what is kept unread. */
@@ -62,7 +64,7 @@ interface ListItem {
 
 /** Fetches every view, then every record, and leaves records that answered 404 out of lists and views. */
 export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): Promise<Pulled> {
-  const records = new RecordChecker(ctx.redact);
+  const { records } = ctx;
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map() };
   // Views first (fewer, larger), then every record in list order, the five lists in turn: the
   // record thread's code then meets every resource's record shape from the start. One list after
@@ -96,11 +98,7 @@ export async function pullRecords(views: readonly ViewKey[], ctx: PullContext): 
     for (const view of views) yield () => pullView(view, ctx, pulled);
     yield* roundRobin(RESOURCE_NAMES.map(recordJobs));
   }
-  try {
-    await forEachConcurrent(jobs(), ctx.width, (job) => job());
-  } finally {
-    await records.close();
-  }
+  await forEachConcurrent(jobs(), ctx.width, (job) => job());
   for (const resource of RESOURCE_NAMES) {
     const gone = pulled.gone[resource];
     if (gone.length === 0) continue;
