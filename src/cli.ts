@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { commandHelp, parseCommandArgs, type CommandIo } from './cli/command.js';
+import { commandHelp, parseCommandArgs, type Command, type CommandIo } from './cli/command.js';
 import { COMMANDS } from './commands/index.js';
 import { describeFsError, MirrorError } from './errors.js';
 import { scrub } from './util/secrets.js';
@@ -47,13 +47,14 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     io.stdout.write(`${version()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`inventory-mirror: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`);
     return 2;
   }
-  if (process.title.startsWith('inventory-mirror')) process.title = `inventory-mirror ${command.name}`;
+  if (process.title.startsWith('inventory-mirror')) process.title = `inventory-mirror ${entry.name}`;
   try {
+    const command: Command = { name: entry.name, summary: entry.summary, ...(await entry.load()) };
     const parsed = parseCommandArgs(command, rest);
     if (parsed === 'help') {
       io.stdout.write(commandHelp(command));
@@ -61,7 +62,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     return await command.run(parsed, io);
   } catch (error) {
-    const say = (text: string): void => void io.stderr.write(`inventory-mirror ${command.name}: ${scrub(text)}\n`);
+    const say = (text: string): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${scrub(text)}\n`);
     if (error instanceof MirrorError) {
       say(error.message);
       return error.exitCode;

@@ -28,9 +28,15 @@ export interface CommandIo {
   isTTY: boolean;
 }
 
-export interface Command {
+/** A command as the top-level help lists it, and how to load the rest of it. */
+export interface CommandEntry {
   name: string;
   summary: string;
+  load(): Promise<CommandDefinition>;
+}
+
+/** What a command's own module holds: its arguments, help notes and run. */
+export interface CommandDefinition {
   /** The positional arguments, as shown in help, e.g. `OLD NEW`. */
   positionals?: string;
   options: Record<string, OptionSpec>;
@@ -38,6 +44,9 @@ export interface Command {
   notes?: string[];
   run(parsed: ParsedArgs, io: CommandIo): Promise<number>;
 }
+
+/** A command loaded to run. */
+export type Command = Omit<CommandEntry, 'load'> & CommandDefinition;
 
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;

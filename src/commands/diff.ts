@@ -4,15 +4,13 @@
  * folder as it is now).
  */
 import { resolve } from 'node:path';
-import { pathFlag, type Command } from '../cli/command.js';
+import { pathFlag, type CommandDefinition } from '../cli/command.js';
 import { hasChanges } from '../diff/engine.js';
 import { changeSetJson, formatReport } from '../diff/format.js';
 import { diffFolders, diffRevisions } from '../diff/read.js';
 import { UsageError } from '../errors.js';
 
-export const diffCommand: Command = {
-  name: 'diff',
-  summary: 'what changed between two output folders, or two git revisions of one (--dir)',
+export const diffCommand: CommandDefinition = {
   positionals: 'OLD [NEW]',
   options: {
     dir: { type: 'string', value: 'DIR', description: 'OLD and NEW are git revisions (HEAD~1, a hash, a tag) of this folder, kept in git; without NEW, compare OLD with the folder as it is' },

@@ -1,13 +1,11 @@
 /** `keygen --out PREFIX`: a new Ed25519 key pair for signing snapshots. */
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pathFlag, type Command } from '../cli/command.js';
+import { pathFlag, type CommandDefinition } from '../cli/command.js';
 import { describeFsError, KeyExistsError, OutputError, UsageError } from '../errors.js';
 import { generateKeyPair } from '../sign/keys.js';
 
-export const keygenCommand: Command = {
-  name: 'keygen',
-  summary: 'make an Ed25519 key pair: PREFIX.key (private, for sync/pack --sign-key) and PREFIX.pub (for verify --public-key)',
+export const keygenCommand: CommandDefinition = {
   options: {
     out: { type: 'string', value: 'PREFIX', description: 'writes PREFIX.key (mode 0600) and PREFIX.pub, making PREFIX\'s folder (mode 0700) when absent; refuses to overwrite either' },
   },

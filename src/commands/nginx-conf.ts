@@ -1,12 +1,10 @@
 /** `nginx-conf --dir DIR [--port PORT | --listen ADDR]`: prints an nginx configuration that serves the folder at the service's URLs. */
-import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { findSpecials, parseListen, renderNginxConf } from '../serve/nginx.js';
 
-export const nginxConfCommand: Command = {
-  name: 'nginx-conf',
-  summary: 'print an nginx configuration that serves a published folder at the service URLs',
+export const nginxConfCommand: CommandDefinition = {
   options: {
     dir: DIR_OPTION,
     port: { type: 'string', value: 'PORT', description: 'port nginx listens on, on every address (default 8080)' },

@@ -1,15 +1,13 @@
 /** `pack --dir DIR --out FILE.tar.gz [--sign-key FILE]`: one deterministic archive of a snapshot. */
 import { resolve } from 'node:path';
-import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, outputFolder, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { packSnapshot } from '../archive/pack.js';
 import { requireFolder } from '../publish/output.js';
 import { loadPrivateKey } from '../sign/keys.js';
 
-export const packCommand: Command = {
-  name: 'pack',
-  summary: 'write one deterministic .tar.gz of a published snapshot (manifest, signature, exactly the files it lists)',
+export const packCommand: CommandDefinition = {
   options: {
     dir: DIR_OPTION,
     out: { type: 'string', value: 'FILE', description: 'the archive to write, e.g. snapshot.tar.gz (replaced atomically)' },

@@ -4,7 +4,7 @@
  * and a clean stop on SIGTERM/SIGINT.
  */
 import { validate } from 'node-cron';
-import { outputOf, stringFlag, type Command } from '../cli/command.js';
+import { outputOf, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { runSchedule } from '../schedule/loop.js';
@@ -19,9 +19,7 @@ function checkTimezone(timezone: string): void {
   }
 }
 
-export const scheduleCommand: Command = {
-  name: 'schedule',
-  summary: 'stay up and run sync on a cron expression; one JSON line per run on stdout',
+export const scheduleCommand: CommandDefinition = {
   options: {
     cron: { type: 'string', value: 'EXPR', description: 'when to sync, node-cron syntax with optional seconds (config schedule.cron, default "0 2 * * *")' },
     timezone: { type: 'string', value: 'TZ', description: 'IANA time zone of the cron expression (config schedule.timezone; default the system zone)' },

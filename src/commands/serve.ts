@@ -4,14 +4,12 @@
  * config's `serve.tokenFile`.
  */
 import { untilStopSignal } from '../cli/signals.js';
-import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { loadConfig } from '../config/load.js';
 import { resolveToken } from '../config/token.js';
 import { startServe } from '../serve/index.js';
 
-export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'answer the service API read-only from a published output folder',
+export const serveCommand: CommandDefinition = {
   options: {
     dir: DIR_OPTION,
     port: { type: 'string', value: 'PORT', description: 'port to listen on (config serve.port, default 8080; 0 picks a free one)' },

@@ -6,13 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
-import { outputOf, type Command } from '../cli/command.js';
+import { outputOf, type CommandDefinition } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
 import { AbortedError, ConfigError } from '../errors.js';
 import type { Output } from '../cli/output.js';
 import { acceptHint, describeGroup, type SyncResult } from '../sync/result.js';
 import { formatSummary } from '../sync/summary.js';
-import { startUpstream } from '../upstream/index.js';
 import { registerSecret } from '../util/secrets.js';
 import { preflight, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
 
@@ -38,9 +37,7 @@ function warnFindings(result: SyncResult, output: Output, summarized: boolean): 
 
 const SIGNAL_STATUS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-export const syncCommand: Command = {
-  name: 'sync',
-  summary: 'pull, validate and publish one snapshot of the service into the output folder',
+export const syncCommand: CommandDefinition = {
   options: {
     ...SYNC_OPTIONS,
     'dry-run': { type: 'boolean', description: 'pull and check everything, print what would be written and removed, publish nothing' },
@@ -55,7 +52,8 @@ export const syncCommand: Command = {
     const config = syncConfig(parsed, io);
     const demo = Boolean(parsed.values.demo);
     const demoToken = randomBytes(24).toString('base64url');
-    const upstream = demo ? await startUpstream({ token: demoToken }) : undefined;
+    // The simulator is a large module: loaded only for the demo.
+    const upstream = demo ? await (await import('../upstream/index.js')).startUpstream({ token: demoToken }) : undefined;
     try {
       let job;
       if (upstream) {

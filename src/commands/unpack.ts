@@ -1,13 +1,11 @@
 /** `unpack FILE --dir DIR [--public-key FILE]`: restores an archive made by `pack`, checked before it is placed. */
 import { resolve } from 'node:path';
-import { stringFlag, type Command } from '../cli/command.js';
+import { stringFlag, type CommandDefinition } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { unpackArchive } from '../archive/unpack.js';
 import { loadPublicKey } from '../sign/keys.js';
 
-export const unpackCommand: Command = {
-  name: 'unpack',
-  summary: 'restore an archive made by pack into a folder (new, empty, or a snapshot to replace), checked against its manifest first',
+export const unpackCommand: CommandDefinition = {
   positionals: 'FILE',
   options: {
     dir: { type: 'string', value: 'DIR', description: 'the folder to restore into: absent, empty, or a published snapshot (replaced whole)' },

@@ -4,7 +4,7 @@
  * service is changed through its loopback-only control endpoint (/_control).
  */
 import { untilStopSignal } from '../cli/signals.js';
-import { intFlag, stringFlag, type Command, type ParsedArgs } from '../cli/command.js';
+import { intFlag, stringFlag, type CommandDefinition, type ParsedArgs } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
 import { CONTROL_ENDPOINTS, FAULT_KINDS, PROFILES, QUEUE_PER_WORKER, startUpstream, type FaultKind, type FaultOptions, type ProfileName } from '../upstream/index.js';
@@ -41,9 +41,7 @@ function profileFlag(parsed: ParsedArgs): ProfileName {
 const PATH_WIDTH = Math.max(...CONTROL_ENDPOINTS.map((e) => e.path.length)) + 2;
 const CONTROL_HELP = CONTROL_ENDPOINTS.map((e) => `\n          ${e.method.padEnd(5)}${e.path.padEnd(PATH_WIDTH)}${e.does}`).join('');
 
-export const upstreamCommand: Command = {
-  name: 'upstream',
-  summary: 'run the built-in simulated inventory service (demo data, tests, benchmarks)',
+export const upstreamCommand: CommandDefinition = {
   options: {
     port: { type: 'string', value: 'PORT', description: 'port to listen on (default 0: any free port, shown in the start line)' },
     token: { type: 'string', value: 'TOKEN', description: 'the X-Api-Token every request must carry (env INVENTORY_API_TOKEN)' },

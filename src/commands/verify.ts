@@ -1,5 +1,5 @@
 /** `verify --dir DIR` (or `--archive FILE`): exit 0 when it matches its manifest, 1 naming what does not. */
-import { CONFIG_OPTION, DIR_OPTION, outputFolder, pathFlag, stringFlag, type Command } from '../cli/command.js';
+import { CONFIG_OPTION, DIR_OPTION, outputFolder, pathFlag, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { verifyArchive } from '../archive/verify.js';
 import { loadConfig } from '../config/load.js';
 import { LockedError, UsageError, VerifyError } from '../errors.js';
@@ -14,9 +14,7 @@ import { verifyFolder } from '../verify/verify.js';
 
 const MAX_LINES = 100;
 
-export const verifyCommand: Command = {
-  name: 'verify',
-  summary: 'check a published output folder (or an archive) against its manifest',
+export const verifyCommand: CommandDefinition = {
   options: {
     dir: DIR_OPTION,
     config: CONFIG_OPTION,

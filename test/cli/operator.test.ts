@@ -46,6 +46,20 @@ describe('one clear line for every mistake', () => {
     expect((await runCli(['--version'])).stdout).toBe(`${version}\n`);
   });
 
+  it('every command the help lists loads and prints its own help', async () => {
+    const top = (await runCli(['--help'])).stdout;
+    const names = [...top.matchAll(/^ {2}([a-z-]+) {2,}\S/gm)].map((m) => m[1]!);
+    expect(names).toContain('sync');
+    expect(names).toContain('upstream');
+    for (const name of names) {
+      const result = await runCli([name, '--help']);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: inventory-mirror ${name} .*\\n\\n.+\\n\\nOptions:\\n`));
+      // Its own options, not only --help: the command's module was loaded.
+      expect(result.stdout.match(/^ {2}(-\w, | {4})--[a-z-]+/gm)?.length, name).toBeGreaterThan(1);
+    }
+  });
+
   it('keygen makes the folder of its prefix when missing, private to the user', async () => {
     const dir = tempDir();
     const result = await runCli(['keygen', '--out', 'keys/mirror'], { cwd: dir });
