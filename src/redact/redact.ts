@@ -87,7 +87,7 @@ function within(value: unknown, segments: Segment[], change: (inner: unknown) =>
 }
 
 /** Whether any rule applies to this resource's records, its own or an embedded resource's. */
-function redacts(resource: ResourceName, policy: RedactPolicy | undefined): boolean {
+export function redacts(resource: ResourceName, policy: RedactPolicy | undefined): boolean {
   return policy !== undefined && (hasRules(policy[resource]) || (EMBEDDED[resource] ?? []).some((inner) => hasRules(policy[inner.resource])));
 }
 

@@ -13,6 +13,12 @@ import type { SnapshotWriter, StagedStream } from '../publish/writer.js';
 /** Encoded items written in one go, so a long list costs a write per batch, not per item. */
 const BATCH_BYTES = 256 * 1024;
 
+/** Text as a string, or as its UTF-8 bytes. */
+type Text = string | Buffer;
+
+/** At most how many bytes `text` takes in UTF-8 (3 per UTF-16 unit of a string). */
+const mostBytes = (text: Text): number => (typeof text === 'string' ? 3 * text.length : text.length);
+
 /**
  * Text gathered into one reused buffer and written when full: no long string is built, copied
  * flat and then copied again into bytes, as joining the items' strings did.
@@ -23,20 +29,20 @@ class ByteBatch {
 
   constructor(readonly staged: StagedStream) {}
 
-  /** Whether text of this many UTF-16 units fits without a write first (UTF-8 takes at most 3 bytes per unit). */
-  fits(units: number): boolean {
-    return this.#used + 3 * units <= BATCH_BYTES;
+  /** Whether this many bytes fit without a write first. */
+  fits(bytes: number): boolean {
+    return this.#used + bytes <= BATCH_BYTES;
   }
 
   /** Adds `text`, which fits; `makeRoom` adds one that does not. */
-  add(text: string): void {
-    this.#used += this.#buffer.write(text, this.#used, 'utf8');
+  add(text: Text): void {
+    this.#used += typeof text === 'string' ? this.#buffer.write(text, this.#used, 'utf8') : text.copy(this.#buffer, this.#used);
   }
 
   /** Writes what is gathered, then `text` directly when it would not fit an empty batch, else keeps it. */
-  async makeRoom(text: string): Promise<void> {
+  async makeRoom(text: Text): Promise<void> {
     await this.flush();
-    if (3 * text.length > BATCH_BYTES) await this.staged.write(text);
+    if (mostBytes(text) > BATCH_BYTES) await this.staged.write(text);
     else this.add(text);
   }
 
@@ -64,9 +70,10 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
 
 /**
  * What to do with each item: return the text to publish for it (already encoded at depth 2, see
- * EnvelopeEncoder.element) or the value to encode, or `skip` to leave it out.
+ * EnvelopeEncoder.element; bytes are copied before the next item is read) or the value to encode,
+ * or `skip` to leave it out.
  */
-type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => string | { value: unknown } | 'skip';
+type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => Text | { value: unknown } | 'skip';
 
 interface StageEnvelope {
   writer: SnapshotWriter;
@@ -86,8 +93,8 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
   const scanner = new EnvelopeScanner(key);
   const staged = await writer.stream(file, { replace: true });
   const batch = new ByteBatch(staged);
-  const add = async (text: string): Promise<void> => {
-    if (batch.fits(text.length)) batch.add(text);
+  const add = async (text: Text): Promise<void> => {
+    if (batch.fits(mostBytes(text))) batch.add(text);
     else await batch.makeRoom(text);
   };
   try {
@@ -101,9 +108,9 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
         const out = onItem(element, encoder);
         if (out === 'skip') continue;
         const separator = encoder.separator();
-        const text = typeof out === 'string' ? out : encoder.element(out.value);
+        const text = typeof out === 'string' || Buffer.isBuffer(out) ? out : encoder.element(out.value);
         // Most items fit: no promise per item.
-        if (batch.fits(separator.length + text.length)) {
+        if (batch.fits(separator.length + mostBytes(text))) {
           batch.add(separator);
           batch.add(text);
         } else {
@@ -142,7 +149,7 @@ export async function dropItems(writer: SnapshotWriter, file: string, key: strin
     key,
     where: file,
     body: source,
-    onItem: (element) => (drop.has(itemId(element)) ? 'skip' : element.bytes.toString('utf8')),
+    onItem: (element) => (drop.has(itemId(element)) ? 'skip' : element.bytes),
   });
   await staged.finish();
 }

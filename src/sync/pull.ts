@@ -7,11 +7,12 @@
 import { HttpStatusError } from '../errors.js';
 import type { Client, Fetched } from '../fetch/client.js';
 import { viewLabel, type ViewKey } from '../index/views.js';
+import { Reindenter } from '../json/reindent.js';
 import { EnvelopeScanner, forEachItem, type ScannedElement } from '../json/scan.js';
 import { filterFile, listFile, recordFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
-import { redactRecord } from '../redact/redact.js';
+import { redactRecord, redacts } from '../redact/redact.js';
 import { filterPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { forEachConcurrent, roundRobin } from '../util/concurrent.js';
@@ -175,8 +176,25 @@ async function pullView(view: ViewKey, ctx: PullContext, pulled: Pulled): Promis
     if (!list.members.has(record.id)) ctx.report(notInListFinding(resource, record.id, label));
     return record;
   };
-  const read = (body: AsyncIterable<Buffer>) =>
-    stageEnvelope({ writer, file, key: resource, where: `GET ${path}`, body, onItem: (element) => ({ value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) }) });
+  const read = (body: AsyncIterable<Buffer>) => {
+    // An item with nothing to redact is published as sent, re-encoded from its bytes: only its id
+    // is needed here, and parsing it all for that was most of the work on a view.
+    const reindenter = redacts(resource, ctx.redact) ? undefined : new Reindenter();
+    return stageEnvelope({
+      writer,
+      file,
+      key: resource,
+      where: `GET ${path}`,
+      body,
+      onItem: (element) => {
+        const text = reindenter?.run(element.bytes, 2);
+        const id = text && reindenter!.id(element.bytes);
+        if (!id) return { value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) };
+        if (!list.members.has(id)) ctx.report(notInListFinding(resource, id, label));
+        return text;
+      },
+    });
+  };
   let result: Fetched<Awaited<ReturnType<typeof read>>> = await client.get(path, read, plan.validators);
   if (result.status === 304) {
     if (writer.keep(file, validators)) {

@@ -31,4 +31,29 @@ describe('filtered views', () => {
     expect(published.toString()).not.toContain(String(view.servers[2]!.ip));
     expect(result.findings.groups).toContainEqual(expect.objectContaining({ resource: 'servers', code: 'not_in_list', count: 1, examples: [expect.objectContaining({ id: 'ghost-1' })] }));
   });
+
+  it('with nothing to redact, publish items re-encoded from their bytes exactly as parsed ones, however they were written', async () => {
+    const upstream = await withUpstream({ scale: 30 });
+    const path = '/servers.json?by_virtual=1';
+    const view = (await upstreamGet(upstream, path)).body as { servers: Record<string, unknown>[] };
+    const [a, b, c, d] = view.servers as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    // Re-encoded from the bytes: spaced out, a number JavaScript writes otherwise, an unknown id.
+    // Parsed: a \u escape, a repeated key, an unknown id with an escape.
+    const items = [
+      JSON.stringify(a, null, 3),
+      JSON.stringify({ ...b, memory_GB: 'MEM' }).replace('"MEM"', '16.50'),
+      JSON.stringify({ ...c, id: 'ghost-fast' }),
+      JSON.stringify({ ...d, name: 'MÜNCHEN' }).replace('Ü', '\\u00dc'),
+      JSON.stringify(a).replace('{', '{"name":"first",'),
+      JSON.stringify({ ...b, id: 'ghost-\\slow' }),
+    ];
+    const body = `{"servers": [${items.join(', ')}]}`;
+    upstream.override(path, { status: 200, body });
+    const result = await syncInto(upstream, tempDir());
+
+    const published = readFileSync(join(result.out, filterFile('servers', 'by_virtual', '1')));
+    expect(published.toString()).toBe(encodeJson(JSON.parse(body)).toString());
+    const ghosts = result.findings.groups.find((g) => g.resource === 'servers' && g.code === 'not_in_list');
+    expect(ghosts?.examples.map((e) => e.id).sort()).toEqual(['ghost-\\slow', 'ghost-fast']);
+  });
 });

@@ -1,0 +1,292 @@
+/**
+ * A JSON value's bytes re-encoded as encodeAt(JSON.parse(text), depth) would write them, byte for
+ * byte, without parsing them into objects and strings: whitespace dropped, two-space indentation
+ * put in, `\/` unescaped and numbers written as JavaScript writes them. A filtered view is a list
+ * of records the mirror already judged in their list; parsing each of its items only to encode it
+ * again was most of the main thread's work on them (and of the garbage it collected).
+ *
+ * It declines what it would have to decode to get right: a `\u` escape, a repeated key (the last
+ * one wins), a key that is an array index (JavaScript puts those first), bytes that are not UTF-8,
+ * nesting deeper than MAX_LEVELS, and anything that is not JSON. The caller then parses, which
+ * gives the same text, or the error.
+ */
+import { isUtf8 } from 'node:buffer';
+
+/** Deeper values are declined (a record is never this deep); the stacks below have this size. */
+const MAX_LEVELS = 64;
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SLASH = 0x2f;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+const isDigit = (b: number): boolean => b >= ZERO && b <= NINE;
+
+/** Whether JSON.stringify writes the escape `\\<b>` as it is. */
+const isKeptEscape = (b: number): boolean => b === QUOTE || b === BACKSLASH || b === 0x62 || b === 0x66 || b === 0x6e || b === 0x72 || b === 0x74;
+
+/** JSON's whitespace. */
+const SPACES = new Uint8Array(256);
+for (const b of [SPACE, NEWLINE, 0x0d, 0x09]) SPACES[b] = 1;
+
+/** Bytes a string's copy stops at: its end, an escape, a control character (not JSON inside a string). */
+const SPECIAL = new Uint8Array(256);
+for (let b = 0; b < SPACE; b++) SPECIAL[b] = 1;
+SPECIAL[QUOTE] = 1;
+SPECIAL[BACKSLASH] = 1;
+
+/** Declined: the caller parses. */
+const DECLINED = -1;
+
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+const NULL = Buffer.from('null');
+
+/** Re-encodes values one at a time into a buffer of its own, reused from one value to the next. */
+export class Reindenter {
+  #out: Buffer = Buffer.allocUnsafe(16 * 1024);
+  /** Per open container: whether it is an object, and where its keys start in the key stacks. */
+  readonly #isObject = new Uint8Array(MAX_LEVELS);
+  readonly #keysFrom = new Int32Array(MAX_LEVELS);
+  /** The keys of the open objects, as written: hash, start in #out, length. */
+  #keyHash: Int32Array = new Int32Array(256);
+  #keyAt: Int32Array = new Int32Array(256);
+  #keyLength: Int32Array = new Int32Array(256);
+  #keys = 0;
+  /** Where the top-level object's `id` string sits in the input (inside the quotes), or -1. */
+  #idStart = -1;
+  #idEnd = -1;
+
+  /**
+   * `bytes` (one JSON value) as encodeAt would encode it at `depth`, or undefined when declined.
+   * The buffer returned is this reindenter's own: it is valid until the next call.
+   */
+  run(bytes: Buffer, depth: number): Buffer | undefined {
+    if (!isUtf8(bytes)) return undefined;
+    this.#keys = 0;
+    this.#idStart = -1;
+    const end = this.#walk(bytes, depth);
+    return end === DECLINED ? undefined : this.#out.subarray(0, end);
+  }
+
+  /** The `id` of the value last re-encoded, when it was an object with a string id without escapes. */
+  id(bytes: Buffer): string | undefined {
+    return this.#idStart < 0 ? undefined : bytes.toString('utf8', this.#idStart, this.#idEnd);
+  }
+
+  /** #out with its first `used` bytes, grown to hold at least `size`. */
+  #grow(used: number, size: number): Buffer {
+    const grown = Buffer.allocUnsafe(Math.max(this.#out.length * 2, size));
+    this.#out.copy(grown, 0, 0, used);
+    this.#out = grown;
+    return grown;
+  }
+
+  /**
+   * The walk over one value, token by token; returns the end of the output, or DECLINED. One
+   * function with the output in locals: a call per string cost more than copying its bytes.
+   */
+  #walk(src: Buffer, depth: number): number {
+    const n = src.length;
+    let out = this.#out;
+    let o = 0;
+    let i = 0;
+    let level = 0;
+    // What comes next: a value, a key, or what follows a value inside a container.
+    let want: 'value' | 'key' | 'next' = 'value';
+    let idNext = false;
+    for (;;) {
+      while (i < n && SPACES[src[i]!] === 1) i++;
+      if (i === n) return DECLINED;
+      // Room for what one step writes: a string (never longer than the rest of the input) and
+      // its ": ", a number (at most 24 characters), a bracket and a line's indentation.
+      const need = o + (n - i) + 2 * (depth + level) + 32;
+      if (need > out.length) out = this.#grow(o, need);
+      const b = src[i]!;
+      if (want === 'next') {
+        const object = this.#isObject[level - 1] === 1;
+        if (b === COMMA) {
+          out[o++] = COMMA;
+          out[o++] = NEWLINE;
+          for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+          i++;
+          want = object ? 'key' : 'value';
+          continue;
+        }
+        if (b !== (object ? CLOSE_OBJECT : CLOSE_ARRAY)) return DECLINED;
+        level--;
+        this.#keys = this.#keysFrom[level]!;
+        out[o++] = NEWLINE;
+        for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+        out[o++] = b;
+        i++;
+      } else if (b === QUOTE) {
+        const key = want === 'key';
+        // An array index as a key would be put first by JavaScript.
+        if (key && isDigit(src[i + 1] ?? 0)) return DECLINED;
+        const at = o;
+        let escaped = false;
+        out[o++] = QUOTE;
+        let j = i + 1;
+        for (; j < n; j++) {
+          let c = src[j]!;
+          if (SPECIAL[c] === 0) {
+            out[o++] = c;
+            continue;
+          }
+          if (c === QUOTE) break;
+          // A raw control character is not JSON; JSON.parse says so.
+          if (c !== BACKSLASH) return DECLINED;
+          escaped = true;
+          c = src[++j] ?? 0;
+          if (c !== SLASH) {
+            if (!isKeptEscape(c)) return DECLINED;
+            out[o++] = BACKSLASH;
+          }
+          out[o++] = c;
+        }
+        if (j >= n) return DECLINED;
+        out[o++] = QUOTE;
+        const start = i + 1;
+        i = j + 1;
+        if (key) {
+          if (!this.#newKey(out, at, o - at, level)) return DECLINED;
+          idNext = level === 1 && o - at === 4 && out[at + 1] === 0x69 && out[at + 2] === 0x64;
+          while (i < n && SPACES[src[i]!] === 1) i++;
+          if (src[i] !== COLON) return DECLINED;
+          i++;
+          out[o++] = COLON;
+          out[o++] = SPACE;
+          want = 'value';
+          continue;
+        }
+        if (idNext && !escaped) {
+          this.#idStart = start;
+          this.#idEnd = i - 1;
+        }
+        idNext = false;
+      } else if (want === 'key') {
+        return DECLINED;
+      } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+        idNext = false;
+        let j = i + 1;
+        while (j < n && SPACES[src[j]!] === 1) j++;
+        if (src[j] === b + 2) {
+          // Empty: `{}` or `[]`, as JSON.stringify writes them.
+          out[o++] = b;
+          out[o++] = b + 2;
+          i = j + 1;
+        } else {
+          if (level === MAX_LEVELS) return DECLINED;
+          const object = b === OPEN_OBJECT;
+          this.#isObject[level] = object ? 1 : 0;
+          this.#keysFrom[level] = this.#keys;
+          level++;
+          out[o++] = b;
+          out[o++] = NEWLINE;
+          for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+          i++;
+          want = object ? 'key' : 'value';
+          continue;
+        }
+      } else if (b === MINUS || isDigit(b)) {
+        idNext = false;
+        const scanned = scanNumber(src, i);
+        if (scanned === DECLINED) return DECLINED;
+        const end = scanned >> 1;
+        if (scanned & 1) {
+          for (let j = i; j < end; j++) out[o++] = src[j]!;
+        } else {
+          const value = Number(src.toString('latin1', i, end));
+          o += out.write(Number.isFinite(value) ? String(value) : 'null', o, 'latin1');
+        }
+        i = end;
+      } else {
+        idNext = false;
+        const word = b === 0x74 ? TRUE : b === 0x66 ? FALSE : b === 0x6e ? NULL : undefined;
+        if (!word || i + word.length > n) return DECLINED;
+        for (let k = 0; k < word.length; k++) if (src[i + k] !== word[k]) return DECLINED;
+        for (let k = 0; k < word.length; k++) out[o++] = word[k]!;
+        i += word.length;
+      }
+      // A value is complete: the next one in its container, or the end.
+      if (level === 0) {
+        while (i < n && SPACES[src[i]!] === 1) i++;
+        return i === n ? o : DECLINED;
+      }
+      want = 'next';
+    }
+  }
+
+  /** Notes the key of `length` bytes written at `at`, in the object at `level`; false when that object holds it already. */
+  #newKey(out: Buffer, at: number, length: number, level: number): boolean {
+    let hash = 0x811c9dc5;
+    for (let k = at; k < at + length; k++) hash = Math.imul(hash ^ out[k]!, 0x01000193);
+    for (let k = this.#keysFrom[level - 1]!; k < this.#keys; k++) {
+      if (this.#keyHash[k] === hash && this.#keyLength[k] === length && out.compare(out, at, at + length, this.#keyAt[k]!, this.#keyAt[k]! + length) === 0) return false;
+    }
+    if (this.#keys === this.#keyHash.length) {
+      this.#keyHash = grown(this.#keyHash);
+      this.#keyAt = grown(this.#keyAt);
+      this.#keyLength = grown(this.#keyLength);
+    }
+    this.#keyHash[this.#keys] = hash;
+    this.#keyAt[this.#keys] = at;
+    this.#keyLength[this.#keys++] = length;
+    return true;
+  }
+}
+
+/**
+ * The number at `i`: twice where it ends, plus 1 when JavaScript writes it as it is (JSON.stringify
+ * of JSON.parse), not otherwise (`-0`, `1.50`, `1e3`); DECLINED when it is not a JSON number.
+ */
+function scanNumber(src: Buffer, i: number): number {
+  const n = src.length;
+  const start = i;
+  if (src[i] === MINUS) i++;
+  const intStart = i;
+  if (src[i] === ZERO) i++;
+  else if (isDigit(src[i] ?? 0)) while (i < n && isDigit(src[i]!)) i++;
+  else return DECLINED;
+  const intZero = src[intStart] === ZERO;
+  let digits = intZero ? 0 : i - intStart;
+  let same = !(intZero && src[start] === MINUS);
+  if (src[i] === DOT) {
+    i++;
+    const fracStart = i;
+    while (i < n && isDigit(src[i]!)) i++;
+    if (i === fracStart) return DECLINED;
+    let leading = 0;
+    if (intZero) while (src[fracStart + leading] === ZERO) leading++;
+    digits += i - fracStart - leading;
+    // 0.000001 is written as it is, 0.0000001 as 1e-7; a last 0 is dropped.
+    same &&= src[i - 1] !== ZERO && leading <= 5;
+  }
+  if (src[i] === 0x65 || src[i] === 0x45) {
+    same = false;
+    i++;
+    if (src[i] === 0x2b || src[i] === MINUS) i++;
+    if (!isDigit(src[i] ?? 0)) return DECLINED;
+    while (i < n && isDigit(src[i]!)) i++;
+  }
+  // Up to 15 significant digits a double holds the number as written, and gives it back so.
+  return 2 * i + (same && digits <= 15 ? 1 : 0);
+}
+
+function grown(old: Int32Array): Int32Array {
+  const next = new Int32Array(old.length * 2);
+  next.set(old);
+  return next;
+}
