@@ -7,8 +7,8 @@
  *
  * It declines what it would have to decode to get right: a `\u` escape, a repeated key (the last
  * one wins), a key that is an array index (JavaScript puts those first), bytes that are not UTF-8,
- * nesting deeper than MAX_LEVELS, and anything that is not JSON. The caller then parses, which
- * gives the same text, or the error.
+ * nesting deeper than MAX_LEVELS, a number beyond what a double holds, and anything that is not
+ * JSON. The caller then parses, which gives the same text, or the error (or the finding).
  */
 import { isUtf8 } from 'node:buffer';
 
@@ -64,9 +64,17 @@ export class Reindenter {
   #keyAt: Int32Array = new Int32Array(256);
   #keyLength: Int32Array = new Int32Array(256);
   #keys = 0;
-  /** Where the top-level object's `id` string sits in the input (inside the quotes), or -1. */
-  #idStart = -1;
-  #idEnd = -1;
+  /** The top-level keys whose values are located, as written (`"id"`), and where each value sits in the input (-1: absent). */
+  readonly #fields: Buffer[];
+  readonly #starts: Int32Array;
+  readonly #ends: Int32Array;
+
+  /** `fields`: the top-level keys whose values `field` and `text` give after each value re-encoded. */
+  constructor(fields: readonly string[] = []) {
+    this.#fields = fields.map((name) => Buffer.from(JSON.stringify(name)));
+    this.#starts = new Int32Array(fields.length);
+    this.#ends = new Int32Array(fields.length);
+  }
 
   /**
    * `bytes` (one JSON value) as encodeAt would encode it at `depth`, or undefined when declined.
@@ -75,14 +83,23 @@ export class Reindenter {
   run(bytes: Buffer, depth: number): Buffer | undefined {
     if (!isUtf8(bytes)) return undefined;
     this.#keys = 0;
-    this.#idStart = -1;
+    this.#starts.fill(-1);
     const end = this.#walk(bytes, depth);
     return end === DECLINED ? undefined : this.#out.subarray(0, end);
   }
 
-  /** The `id` of the value last re-encoded, when it was an object with a string id without escapes. */
-  id(bytes: Buffer): string | undefined {
-    return this.#idStart < 0 ? undefined : bytes.toString('utf8', this.#idStart, this.#idEnd);
+  /** The text of top-level field `n` (of the constructor's `fields`) in `bytes`, the value last re-encoded; undefined when absent. */
+  field(bytes: Buffer, n: number): Buffer | undefined {
+    return this.#starts[n]! < 0 ? undefined : bytes.subarray(this.#starts[n], this.#ends[n]);
+  }
+
+  /** Field `n` when it is a string without escapes; else undefined. */
+  text(bytes: Buffer, n: number): string | undefined {
+    const start = this.#starts[n]!;
+    const end = this.#ends[n]!;
+    if (start < 0 || bytes[start] !== QUOTE) return undefined;
+    for (let k = start + 1; k < end - 1; k++) if (bytes[k] === BACKSLASH) return undefined;
+    return bytes.toString('utf8', start + 1, end - 1);
   }
 
   /** #out with its first `used` bytes, grown to hold at least `size`. */
@@ -105,7 +122,10 @@ export class Reindenter {
     let level = 0;
     // What comes next: a value, a key, or what follows a value inside a container.
     let want: 'value' | 'key' | 'next' = 'value';
-    let idNext = false;
+    // The field whose value comes next (an index into #fields, or -1), and the one being read and where it started.
+    let fieldNext = -1;
+    let field = -1;
+    let fieldStart = 0;
     for (;;) {
       while (i < n && SPACES[src[i]!] === 1) i++;
       if (i === n) return DECLINED;
@@ -114,6 +134,11 @@ export class Reindenter {
       const need = o + (n - i) + 2 * (depth + level) + 32;
       if (need > out.length) out = this.#grow(o, need);
       const b = src[i]!;
+      if (want === 'value' && level === 1) {
+        field = fieldNext;
+        fieldStart = i;
+        fieldNext = -1;
+      }
       if (want === 'next') {
         const object = this.#isObject[level - 1] === 1;
         if (b === COMMA) {
@@ -136,7 +161,6 @@ export class Reindenter {
         // An array index as a key would be put first by JavaScript.
         if (key && isDigit(src[i + 1] ?? 0)) return DECLINED;
         const at = o;
-        let escaped = false;
         out[o++] = QUOTE;
         let j = i + 1;
         for (; j < n; j++) {
@@ -148,7 +172,6 @@ export class Reindenter {
           if (c === QUOTE) break;
           // A raw control character is not JSON; JSON.parse says so.
           if (c !== BACKSLASH) return DECLINED;
-          escaped = true;
           c = src[++j] ?? 0;
           if (c !== SLASH) {
             if (!isKeptEscape(c)) return DECLINED;
@@ -158,11 +181,10 @@ export class Reindenter {
         }
         if (j >= n) return DECLINED;
         out[o++] = QUOTE;
-        const start = i + 1;
         i = j + 1;
         if (key) {
           if (!this.#newKey(out, at, o - at, level)) return DECLINED;
-          idNext = level === 1 && o - at === 4 && out[at + 1] === 0x69 && out[at + 2] === 0x64;
+          if (level === 1) fieldNext = this.#fieldAt(out, at, o);
           while (i < n && SPACES[src[i]!] === 1) i++;
           if (src[i] !== COLON) return DECLINED;
           i++;
@@ -171,15 +193,9 @@ export class Reindenter {
           want = 'value';
           continue;
         }
-        if (idNext && !escaped) {
-          this.#idStart = start;
-          this.#idEnd = i - 1;
-        }
-        idNext = false;
       } else if (want === 'key') {
         return DECLINED;
       } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-        idNext = false;
         let j = i + 1;
         while (j < n && SPACES[src[j]!] === 1) j++;
         if (src[j] === b + 2) {
@@ -201,7 +217,6 @@ export class Reindenter {
           continue;
         }
       } else if (b === MINUS || isDigit(b)) {
-        idNext = false;
         const scanned = scanNumber(src, i);
         if (scanned === DECLINED) return DECLINED;
         const end = scanned >> 1;
@@ -209,11 +224,12 @@ export class Reindenter {
           for (let j = i; j < end; j++) out[o++] = src[j]!;
         } else {
           const value = Number(src.toString('latin1', i, end));
-          o += out.write(Number.isFinite(value) ? String(value) : 'null', o, 'latin1');
+          // Beyond what a double holds: published as null, which the parse reports (out_of_range).
+          if (!Number.isFinite(value)) return DECLINED;
+          o += out.write(String(value), o, 'latin1');
         }
         i = end;
       } else {
-        idNext = false;
         const word = b === 0x74 ? TRUE : b === 0x66 ? FALSE : b === 0x6e ? NULL : undefined;
         if (!word || i + word.length > n) return DECLINED;
         for (let k = 0; k < word.length; k++) if (src[i + k] !== word[k]) return DECLINED;
@@ -221,12 +237,30 @@ export class Reindenter {
         i += word.length;
       }
       // A value is complete: the next one in its container, or the end.
+      if (level === 1 && field >= 0) {
+        this.#starts[field] = fieldStart;
+        this.#ends[field] = i;
+        field = -1;
+      }
       if (level === 0) {
         while (i < n && SPACES[src[i]!] === 1) i++;
         return i === n ? o : DECLINED;
       }
       want = 'next';
     }
+  }
+
+  /** Which of #fields the key written at out[at, end) is, or -1. */
+  #fieldAt(out: Buffer, at: number, end: number): number {
+    const length = end - at;
+    for (let f = 0; f < this.#fields.length; f++) {
+      const name = this.#fields[f]!;
+      if (name.length !== length) continue;
+      let k = 1;
+      while (k < length && out[at + k] === name[k]) k++;
+      if (k === length) return f;
+    }
+    return -1;
   }
 
   /** Notes the key of `length` bytes written at `at`, in the object at `level`; false when that object holds it already. */

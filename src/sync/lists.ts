@@ -6,13 +6,14 @@
  */
 import { HttpStatusError, ValidationError } from '../errors.js';
 import type { Client } from '../fetch/client.js';
+import { Reindenter } from '../json/reindent.js';
 import { forEachItem, ScanError, type ScannedElement } from '../json/scan.js';
 import { listFile } from '../publish/paths.js';
 import { DamagedFileError, type SnapshotWriter, type StagedStream } from '../publish/writer.js';
 import { stageEnvelope } from './envelope.js';
 import { planList } from './plan.js';
 import type { RedactPolicy } from '../redact/policy.js';
-import { redactRecord } from '../redact/redact.js';
+import { redactRecord, redacts } from '../redact/redact.js';
 import { listPath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { decodingFindings } from '../validate/decode.js';
@@ -69,6 +70,9 @@ class ItemPlaces {
   }
 }
 
+/** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow. */
+const KEPT: Record<ResourceName, readonly string[]> = { applications: [], databases: ['type', 'server_names'], operating_systems: [], servers: ['name'], appservers: ['server_id'] };
+
 interface ListContext {
   client: Client;
   writer: SnapshotWriter;
@@ -97,19 +101,46 @@ class Summarizer {
   /** Reads one item; returns it (checked: an object with a usable id). */
   take(element: ScannedElement): RawRecord {
     const item: unknown = JSON.parse(element.bytes.toString('utf8'));
-    const n = this.ids.length;
-    checkRecord(item, `${this.where}: ${this.resource}[${n}]`);
-    if (n >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
-    this.ids.push(item.id);
-    this.#members.add(item.id);
-    if (this.resource === 'servers' && typeof item.name === 'string') this.#names.add(item.name);
-    if (this.resource === 'databases') {
-      if (typeof item.type === 'string' && item.type.length > 0) this.types.add(item.type);
-      this.refs.push(JSON.stringify(item.server_names ?? null));
-    }
-    if (this.resource === 'appservers') this.refs.push(JSON.stringify(item.server_id ?? null));
-    this.places?.push(element.at, element.bytes.length);
+    checkRecord(item, `${this.where}: ${this.resource}[${this.ids.length}]`);
+    const fields = KEPT[this.resource];
+    this.#note(item.id, (k) => item[fields[k]!], element);
     return item;
+  }
+
+  /**
+   * Takes an item from what re-encoding it found (`sent` finds the id and KEPT's fields, and has
+   * just run on it), without parsing it; false when its id is not a plain string, and it must be.
+   */
+  takeSent(element: ScannedElement, sent: Reindenter): boolean {
+    const id = sent.text(element.bytes, 0);
+    if (!id) return false;
+    this.#note(
+      id,
+      (k) => {
+        const text = sent.field(element.bytes, k + 1);
+        return text && (sent.text(element.bytes, k + 1) ?? (JSON.parse(text.toString('utf8')) as unknown));
+      },
+      element,
+    );
+    return true;
+  }
+
+  /** Keeps what the later steps need of an item: its id, and field `k` of KEPT[resource] as `field(k)` gives it. */
+  #note(id: string, field: (k: number) => unknown, element: ScannedElement): void {
+    if (this.ids.length >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
+    this.ids.push(id);
+    this.#members.add(id);
+    if (this.resource === 'servers') {
+      const name = field(0);
+      if (typeof name === 'string') this.#names.add(name);
+    }
+    if (this.resource === 'databases') {
+      const type = field(0);
+      if (typeof type === 'string' && type.length > 0) this.types.add(type);
+      this.refs.push(JSON.stringify(field(1) ?? null));
+    }
+    if (this.resource === 'appservers') this.refs.push(JSON.stringify(field(0) ?? null));
+    this.places?.push(element.at, element.bytes.length);
   }
 
   /** The summary; a ValidationError naming both places when an id is listed twice. */
@@ -133,6 +164,7 @@ class Summarizer {
 async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: Summarizer; staged: StagedStream }> {
   const where = `GET ${listPath(resource)}`;
   const summary = new Summarizer(resource, where, ctx.maxRecords);
+  const sent = redacts(resource, ctx.redact) ? undefined : new Reindenter(['id', ...KEPT[resource]]);
   const staged = await stageEnvelope({
     writer: ctx.writer,
     file: listFile(resource),
@@ -140,6 +172,10 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
     where,
     body,
     onItem: (element) => {
+      // With nothing to redact, an item is published re-encoded from its bytes: nothing it holds
+      // needs decoding, so it raises no decoding finding either (json/reindent.ts declines those).
+      const text = sent?.run(element.bytes, 2);
+      if (text && summary.takeSent(element, sent!)) return text;
       const item = summary.take(element);
       summary.findings.push(...decodingFindings(resource, item.id, element.bytes, item, element.keys));
       return { value: redactRecord(resource, item, ctx.redact) };

@@ -179,7 +179,7 @@ async function pullView(view: ViewKey, ctx: PullContext, pulled: Pulled): Promis
   const read = (body: AsyncIterable<Buffer>) => {
     // An item with nothing to redact is published as sent, re-encoded from its bytes: only its id
     // is needed here, and parsing it all for that was most of the work on a view.
-    const reindenter = redacts(resource, ctx.redact) ? undefined : new Reindenter();
+    const reindenter = redacts(resource, ctx.redact) ? undefined : new Reindenter(['id']);
     return stageEnvelope({
       writer,
       file,
@@ -188,7 +188,7 @@ async function pullView(view: ViewKey, ctx: PullContext, pulled: Pulled): Promis
       body,
       onItem: (element) => {
         const text = reindenter?.run(element.bytes, 2);
-        const id = text && reindenter!.id(element.bytes);
+        const id = text && reindenter!.text(element.bytes, 0);
         if (!id) return { value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) };
         if (!list.members.has(id)) ctx.report(notInListFinding(resource, id, label));
         return text;
