@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
-import { Pool } from 'undici';
+import { errors, Pool, type Dispatcher } from 'undici';
 import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
 import type { RawRecord } from '../src/spec/schemas.js';
 import { detailFetches, listFetches, type Fetch } from './plan.js';
@@ -24,6 +24,8 @@ export interface FloorReport {
   files: number;
   /** Responses other than 200; a floor with errors does not count. */
   errors: number;
+  /** Requests sent again after the service closed their connection. */
+  retries: number;
 }
 
 async function floor(baseUrl: string, token: string, concurrency: number, writeDir: string | undefined): Promise<FloorReport> {
@@ -31,12 +33,24 @@ async function floor(baseUrl: string, token: string, concurrency: number, writeD
   const prefix = url.pathname.replace(/\/+$/, '');
   const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 10_000, pipelining: 1 });
   const limit = pLimit(concurrency);
-  const report: FloorReport = { elapsedMs: 0, requests: 0, bytes: 0, files: 0, errors: 0 };
+  const report: FloorReport = { elapsedMs: 0, requests: 0, bytes: 0, files: 0, errors: 0, retries: 0 };
   const madeDirs = new Map<string, Promise<unknown>>();
+
+  // A keep-alive connection the service closes just as a request goes out on it ("other side
+  // closed") is tried again, as any client would; it happened on a busy machine at 200k servers.
+  const send = async (path: string, attempt = 0): Promise<Dispatcher.ResponseData> => {
+    try {
+      return await pool.request({ method: 'GET', path: prefix + path, headers: { 'x-api-token': token, accept: 'application/json' } });
+    } catch (error) {
+      if (!(error instanceof errors.SocketError) || attempt >= 2) throw error;
+      report.retries++;
+      return send(path, attempt + 1);
+    }
+  };
 
   const get = (fetch: Fetch, keep: boolean): Promise<Buffer | undefined> =>
     limit(async () => {
-      const response = await pool.request({ method: 'GET', path: prefix + fetch.path, headers: { 'x-api-token': token, accept: 'application/json' } });
+      const response = await send(fetch.path);
       report.requests++;
       if (response.statusCode !== 200) report.errors++;
       const chunks: Buffer[] = [];
