@@ -143,8 +143,7 @@ export class Reindenter {
         const object = this.#isObject[level - 1] === 1;
         if (b === COMMA) {
           out[o++] = COMMA;
-          out[o++] = NEWLINE;
-          for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+          o = newline(out, o, depth + level);
           i++;
           want = object ? 'key' : 'value';
           continue;
@@ -152,8 +151,7 @@ export class Reindenter {
         if (b !== (object ? CLOSE_OBJECT : CLOSE_ARRAY)) return DECLINED;
         level--;
         this.#keys = this.#keysFrom[level]!;
-        out[o++] = NEWLINE;
-        for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+        o = newline(out, o, depth + level);
         out[o++] = b;
         i++;
       } else if (b === QUOTE) {
@@ -210,8 +208,7 @@ export class Reindenter {
           this.#keysFrom[level] = this.#keys;
           level++;
           out[o++] = b;
-          out[o++] = NEWLINE;
-          for (let k = 2 * (depth + level); k > 0; k--) out[o++] = SPACE;
+          o = newline(out, o, depth + level);
           i++;
           want = object ? 'key' : 'value';
           continue;
@@ -280,6 +277,13 @@ export class Reindenter {
     this.#keyLength[this.#keys++] = length;
     return true;
   }
+}
+
+/** Writes a line break and `indent` levels of indentation at `o`; returns where they end. */
+function newline(out: Buffer, o: number, indent: number): number {
+  out[o++] = NEWLINE;
+  for (let k = 2 * indent; k > 0; k--) out[o++] = SPACE;
+  return o;
 }
 
 /**
