@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runChild, stopAllChildren } from './children.js';
+import { median } from './lib/median.js';
 import { startUpstreamChild } from './upstream-child.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -36,7 +37,6 @@ new MutationObserver(function () {
   if (v.getAttribute('data-ready') === 'servers' && window.__seen.ready === undefined) window.__seen.ready = performance.now();
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-preview', 'data-ready'] });`;
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 interface PageOptions {
   cli: string;

@@ -21,6 +21,7 @@ import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
 import { parseBenchArgs, UsageProblem, type BenchArgs } from './args.js';
 import { memoryOf, runChild, stopAllChildren, type ChildResult } from './children.js';
 import type { FloorReport } from './floor.js';
+import { median } from './lib/median.js';
 import { describeMachine } from './machine.js';
 import { formatReport, ratio, type BenchResults, type BestSyncRun, type FloorResult, type ScalingRow, type SyncRun } from './report.js';
 import { perRecord, ROW_FIXED_MS, rowDoesNotFit, runMetaOf, treeBytes, type RowBasis } from './scaling.js';
@@ -210,7 +211,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   const scalingRow = async (
     scale: number,
     n: number,
-    measured: { runs: number; floorB: FloorResult; sync: SyncRun; resync: SyncRun; dir: string; upstreamRssBytes: number | undefined; startedAt: number },
+    measured: { runs: number; floorB: FloorResult; sync: SyncRun | BestSyncRun; resync: SyncRun | BestSyncRun; dir: string; upstreamRssBytes: number | undefined; startedAt: number },
   ): Promise<ScalingRow> => {
     log(`serve on the folder synced at scale ${scale}`);
     const serve = await measureServe({ cli: CLI, dir: measured.dir, env, cwd: tmp, records: n, timeoutMs: Math.min(left(`serve at scale ${scale}`), 300_000), quick: args.quick });
@@ -219,6 +220,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       records: n,
       runs: measured.runs,
       floorBMs: measured.floorB.bestMs,
+      floorBMedianMs: median(measured.floorB.runsMs),
       syncOverFloorB: ratio(measured.sync.wallMs, measured.floorB.bestMs),
       sync: perRecord(measured.sync, n),
       resync: perRecord(measured.resync, n),

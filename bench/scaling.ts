@@ -6,7 +6,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isOutsideSnapshot, MANIFEST_FILE, META_DIR, SIGNATURE_FILE } from '../src/publish/paths.js';
-import type { ScaleRun, SyncRun } from './report.js';
+import { median } from './lib/median.js';
+import type { BestSyncRun, ScaleRun, ScalingRow, SyncRun } from './report.js';
 
 /** A scaling row measured so far, as a yardstick for the next. */
 export interface RowBasis {
@@ -27,6 +28,18 @@ export interface Room {
   freeMemBytes: number;
   freeDiskBytes: number | undefined;
 }
+
+/** Issue 15's targets, judged at the largest scale measured. */
+export const SCALE_TARGETS = {
+  /** Largest over smallest cost of a further 1 000 records, sync, over the steps between scales. */
+  perRecordFlat: 1.2,
+  syncPeakRssMB: 400,
+  resyncPeakRssMB: 300,
+  serveRssMB: 300,
+  serveReadyMs: 3000,
+  substringMedianMs: 100,
+  runMetaBytesPerRecord: 150,
+} as const;
 
 /** Serve's timed queries and the start and stop of processes, whatever the size. */
 export const ROW_FIXED_MS = 20_000;
@@ -61,15 +74,48 @@ export function treeBytes(files: number, bytes: number): number {
 }
 
 /** A sync run's figures per record. Pure. */
-export function perRecord(run: SyncRun, records: number): ScaleRun {
+export function perRecord(run: SyncRun | BestSyncRun, records: number): ScaleRun {
   return {
     wallMs: run.wallMs,
+    medianMs: 'runsMs' in run ? median(run.runsMs) : run.wallMs,
     msPer1000Records: Math.round((run.wallMs / records) * 1000 * 10) / 10,
     peakRssMB: run.peakRssMB,
     rssBytesPerRecord: run.peakRssBytes === undefined ? undefined : Math.round(run.peakRssBytes / records),
     written: run.written,
     cpuMs: run.cpuMs,
   };
+}
+
+/** What each further 1 000 records cost between two measured scales, in ms. */
+export interface ScaleStep {
+  from: number;
+  to: number;
+  sync: number;
+  resync: number;
+  floorB: number;
+}
+
+/**
+ * The cost of each further 1 000 records from one measured scale to the next, for the sync, the
+ * re-sync and floor (b), from their median rounds. Per-record figures that include the process
+ * start and the compiling every run pays once fall with size for any client, floor (b) too; the
+ * growth between two sizes is what shows whether the work per record stays flat. Pure; rows in
+ * any order.
+ */
+export function scaleSteps(rows: readonly ScalingRow[]): ScaleStep[] {
+  const sorted = [...rows].sort((a, b) => a.records - b.records);
+  const per1000 = (later: number, earlier: number, records: number): number => Math.round(((later - earlier) / records) * 1000 * 10) / 10;
+  return sorted.slice(1).map((row, i) => {
+    const before = sorted[i]!;
+    const records = row.records - before.records;
+    return {
+      from: before.scale,
+      to: row.scale,
+      sync: per1000(row.sync.medianMs, before.sync.medianMs, records),
+      resync: per1000(row.resync.medianMs, before.resync.medianMs, records),
+      floorB: per1000(row.floorBMedianMs, before.floorBMedianMs, records),
+    };
+  });
 }
 
 /** Run metadata of a synced folder: the `_meta` files outside the manifest (last-sync.json, http-cache.json), in bytes. */

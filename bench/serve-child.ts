@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { freePort } from './lib/free-port.js';
+import { median } from './lib/median.js';
 import { memoryOf, startChild, stopChild } from './children.js';
 
 /** A running `serve` child. */
@@ -95,13 +96,6 @@ export function serversOf(dir: string): { ids: string[]; term: string } {
 export function spread<T>(items: readonly T[], n: number): T[] {
   if (items.length <= n) return [...items];
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
-}
-
-/** The middle value (the mean of the two middle ones for an even count). Pure. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const mb = (bytes: number | undefined): number | undefined => (bytes === undefined ? undefined : Math.round(bytes / 2 ** 20));

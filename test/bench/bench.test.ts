@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_SCALING, parseBenchArgs } from '../../bench/args.js';
 import { formatScaling, type ScalingRow } from '../../bench/report.js';
-import { rowDoesNotFit, type RowBasis } from '../../bench/scaling.js';
+import { rowDoesNotFit, scaleSteps, type RowBasis } from '../../bench/scaling.js';
 import { onPath } from '../../bench/script.js';
-import { median, spread } from '../../bench/serve-child.js';
+import { median } from '../../bench/lib/median.js';
+import { spread } from '../../bench/serve-child.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const BENCH = fileURLToPath(new URL('../../dist-bench/bench/run.js', import.meta.url));
@@ -154,16 +155,17 @@ describe('the bench, its pure parts', () => {
     expect(spread([1, 2], 3)).toEqual([1, 2]);
   });
 
-  test('the scaling tables: one line per scale, a skipped scale says so', () => {
-    const run = { wallMs: 6570, msPer1000Records: 182.4, peakRssMB: 290, rssBytesPerRecord: 8441, written: 36063 };
-    const row: ScalingRow = {
+  const scalingRow = (): ScalingRow => {
+    const run = { wallMs: 6570, medianMs: 6570, msPer1000Records: 182.4, peakRssMB: 290, rssBytesPerRecord: 8441, written: 36063 };
+    return {
       scale: 20000,
       records: 36025,
       runs: 3,
       floorBMs: 6640,
+      floorBMedianMs: 6640,
       syncOverFloorB: 0.99,
       sync: run,
-      resync: { ...run, wallMs: 2330, msPer1000Records: 64.7, peakRssMB: 232, rssBytesPerRecord: 6754, written: 0 },
+      resync: { ...run, wallMs: 2330, medianMs: 2330, msPer1000Records: 64.7, peakRssMB: 232, rssBytesPerRecord: 6754, written: 0 },
       runMeta: { files: { '_meta/http-cache.json': 2_600_000, '_meta/last-sync.json': 1000 }, bytes: 2_601_000, bytesPerRecord: 72.2 },
       serve: {
         readyMs: 1830,
@@ -177,7 +179,10 @@ describe('the bench, its pure parts', () => {
       upstreamRssMB: 400,
       rowMs: 30_000,
     };
-    expect(formatScaling([row, { scale: 200000, skipped: 'would take about 30.0 min' }], 20000).join('\n')).toMatchInlineSnapshot(`
+  };
+
+  test('the scaling tables: one line per scale, a skipped scale says so', () => {
+    expect(formatScaling([scalingRow(), { scale: 200000, skipped: 'would take about 30.0 min' }], 20000).join('\n')).toMatchInlineSnapshot(`
       "scaling, sync into an empty folder and no-change re-sync (best of the rounds at 20000 servers, else one run):
       servers  records  sync     ms / 1k rec  peak RSS  RSS / rec  sync / floor (b)  re-sync  ms / 1k rec  peak RSS  RSS / rec  run meta B / rec
       20000      36025  6.57 s         182.4    290 MB     8.2 KB             0.99×   2.33 s         64.7    232 MB     6.6 KB              72.2
@@ -185,7 +190,46 @@ describe('the bench, its pure parts', () => {
 
       scaling, serve on the synced folder (its own process; RSS after loading, and after the queries):
       servers  records   ready  RSS loaded  RSS / rec  RSS after  search       matches   median  single req/s
-      20000      36025  1.83 s      180 MB     5.1 KB     210 MB  ?search=web     2641  12.5 ms         20678"
+      20000      36025  1.83 s      180 MB     5.1 KB     210 MB  ?search=web     2641  12.5 ms         20678
+
+      target                                                  value               target      verdict
+      sync, further 1 000 records: costliest / cheapest step  needs three scales  ≤ 1.20×     not measured
+      sync peak RSS at 20000                                  290 MB              ≤ 400 MB    ok
+      re-sync peak RSS at 20000                               232 MB              ≤ 300 MB    ok
+      serve RSS after the queries at 20000                    210 MB              ≤ 300 MB    ok
+      serve ready at 20000                                    1.83 s              ≤ 3.00 s    ok
+      substring query, median, at 20000                       12.5 ms             ≤ 100.0 ms  ok
+      run metadata per record at 20000                        72.2 B              ≤ 150 B     ok"
     `);
+  });
+
+  test('the cost of each further 1 000 records leaves out what every run pays once; the targets are judged at the largest scale', () => {
+    const mid = scalingRow();
+    // A fixed 1.5 s on top of 150 ms per 1 000 records, then 165 ms from 20 000 servers on; the
+    // steps come from the median rounds, not the best.
+    const at = (scale: number, records: number, syncMs: number, floorBMs: number, resyncMs: number): ScalingRow => ({
+      ...mid,
+      scale,
+      records,
+      floorBMs: floorBMs - 100,
+      floorBMedianMs: floorBMs,
+      sync: { ...mid.sync, wallMs: syncMs - 100, medianMs: syncMs },
+      resync: { ...mid.resync, wallMs: resyncMs - 100, medianMs: resyncMs },
+    });
+    const small = at(2000, 3600, 1500 + 540, 1800, 900);
+    const middle = at(20000, 36000, 1500 + 5400, 6600, 2400);
+    const large = { ...at(200000, 360000, 6900 + 53460, 60000, 20000), serve: { ...mid.serve, readyMs: 3100 } };
+    const steps = scaleSteps([large, small, middle]);
+    expect(steps).toEqual([
+      { from: 2000, to: 20000, sync: 150, resync: 46.3, floorB: 148.1 },
+      { from: 20000, to: 200000, sync: 165, resync: 54.3, floorB: 164.8 },
+    ]);
+    const text = formatScaling([small, middle, large], 20000).join('\n');
+    expect(text).toContain('2000 to 20000    150.0 ms  46.3 ms   148.1 ms');
+    expect(text).toMatch(/sync, further 1 000 records: costliest \/ cheapest step +1\.10× \(150\.0 ms, 165\.0 ms\) +≤ 1\.20× +ok/);
+    expect(text).toMatch(/serve ready at 200000 +3\.10 s +≤ 3\.00 s +MISSED/);
+    expect(text).toMatch(/sync peak RSS at 200000 +290 MB +≤ 400 MB +ok/);
+    const steep = { ...large, sync: { ...large.sync, medianMs: 6900 + 64800 } };
+    expect(formatScaling([small, middle, steep], 20000).join('\n')).toMatch(/costliest \/ cheapest step +1\.33× \(150\.0 ms, 200\.0 ms\) +≤ 1\.20× +MISSED/);
   });
 });
