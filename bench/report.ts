@@ -76,6 +76,8 @@ export interface ScalingRow {
   /** `_meta` files outside the manifest (last-sync.json, http-cache.json) after the re-sync. */
   runMeta: { files: Record<string, number>; bytes: number; bytesPerRecord: number };
   serve: ServeScaleResult;
+  /** The simulated service's start: generating the data until it listens. */
+  upstreamReadyMs: number;
   /** The simulated service's RSS after its warm-up pass. */
   upstreamRssMB: number | undefined;
   /** The row's own wall time: service start to the end of serve (at the bench's own scale: its first round of the main steps, then serve). */
@@ -301,6 +303,7 @@ export function formatScaling(entries: readonly ScalingEntry[], ownScale: number
     out.push(formatTable(['servers', 'sync', 're-sync', 'floor (b)'], steps.map((step) => [`${step.from} to ${step.to}`, ms(step.sync), ms(step.resync), ms(step.floorB)])));
   }
   if (rows.length > 0) {
+    out.push('', `the simulated service: ${rows.map((row) => `${row.scale} servers ready in ${seconds(row.upstreamReadyMs)}, ${mb(row.upstreamRssMB) ?? '? MB'} after the warm-up`).join('; ')}`);
     out.push('', 'scaling, serve on the synced folder (its own process; RSS after loading, and after the queries):');
     out.push(
       formatTable(

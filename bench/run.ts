@@ -211,7 +211,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   const scalingRow = async (
     scale: number,
     n: number,
-    measured: { runs: number; floorB: FloorResult; sync: SyncRun | BestSyncRun; resync: SyncRun | BestSyncRun; dir: string; upstreamRssBytes: number | undefined; startedAt: number },
+    measured: { runs: number; floorB: FloorResult; sync: SyncRun | BestSyncRun; resync: SyncRun | BestSyncRun; dir: string; upstreamReadyMs: number; upstreamRssBytes: number | undefined; startedAt: number },
   ): Promise<ScalingRow> => {
     log(`serve on the folder synced at scale ${scale}`);
     const serve = await measureServe({ cli: CLI, dir: measured.dir, env, cwd: tmp, records: n, timeoutMs: Math.min(left(`serve at scale ${scale}`), 300_000), quick: args.quick });
@@ -226,6 +226,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       resync: perRecord(measured.resync, n),
       runMeta: await runMetaOf(measured.dir, n),
       serve,
+      upstreamReadyMs: measured.upstreamReadyMs,
       upstreamRssMB: toMB(measured.upstreamRssBytes),
       rowMs: Date.now() - measured.startedAt,
     };
@@ -257,9 +258,11 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
 
   let mainRowMs = 0;
   let mainUpstreamRss: number | undefined;
+  let mainUpstreamReadyMs = 0;
   try {
     const mainStarted = Date.now();
     const upstream = await startUpstream(args.scale);
+    mainUpstreamReadyMs = upstream.readyMs;
     results.counts = { ...upstream.counts };
     results.records = records(upstream.counts);
     await warmUp(upstream.url);
@@ -341,6 +344,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
           sync: results.sync,
           resync: results.resync,
           dir: join(tmp, 'mirror-1'),
+          upstreamReadyMs: mainUpstreamReadyMs,
           upstreamRssBytes: mainUpstreamRss,
           // Its own time: the first round of the main steps, then serve.
           startedAt: Date.now() - mainRowMs,
@@ -369,7 +373,7 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       if (otherResync.written !== 0 || otherResync.removed !== 0) {
         results.failures.push(`a re-sync at scale ${scale} of an unchanged service wrote ${otherResync.written} and removed ${otherResync.removed} files; it must touch none`);
       }
-      const row = await scalingRow(scale, n, { runs: 1, floorB, sync: otherSync, resync: otherResync, dir, upstreamRssBytes, startedAt });
+      const row = await scalingRow(scale, n, { runs: 1, floorB, sync: otherSync, resync: otherResync, dir, upstreamReadyMs: other.readyMs, upstreamRssBytes, startedAt });
       results.scaling.push(row);
       basis = largest(basis, basisOf({ scale, records: n, ms: row.rowMs, floorB, syncPeakBytes: otherSync.peakRssBytes, upstreamRssBytes, serve: row.serve }));
     }

@@ -20,6 +20,8 @@ export interface UpstreamChild {
   /** Its process id, for reading its memory. */
   pid: number;
   counts: Record<ResourceName, number>;
+  /** From its start to its first line: generating the data and listening. */
+  readyMs: number;
   /** Changes `share` of the records; resolves with what changed. */
   mutate(share: number, seed: number): Promise<{ added: number; removed: number; changed: number }>;
   stop(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startUpstreamChild(options: {
   /** A slow service: mean service time and workers (`upstream --latency-ms --workers`). */
   pacing?: { latencyMs: number; workers: number };
 }): Promise<UpstreamChild> {
+  const started = performance.now();
   const profile = options.profile === undefined ? [] : ['--profile', options.profile];
   const pacing = options.pacing ? ['--latency-ms', String(options.pacing.latencyMs), '--workers', String(options.pacing.workers)] : [];
   const child: ChildProcess = startChild(process.execPath, [SCRIPT, '--scale', String(options.scale), '--seed', String(options.seed), ...profile, ...pacing], {
@@ -72,11 +75,13 @@ export async function startUpstreamChild(options: {
   try {
     const url = /^upstream listening on (http:\/\/\S+)/.exec(await nextLine(options.timeoutMs))?.[1];
     if (!url) throw new Error('the bench upstream printed no URL');
+    const readyMs = Math.round(performance.now() - started);
     const { counts } = JSON.parse(await nextLine(options.timeoutMs)) as { counts: Record<ResourceName, number> };
     return {
       url,
       pid: child.pid!,
       counts,
+      readyMs,
       async mutate(share, seed) {
         child.stdin!.write(`mutate ${share} ${seed}\n`);
         const answer = JSON.parse(await nextLine(options.timeoutMs)) as { mutated?: { added: number; removed: number; changed: number }; counts?: Record<ResourceName, number>; error?: string };
