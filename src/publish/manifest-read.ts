@@ -10,6 +10,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closingQuote, stringBetween } from '../json/scan.js';
+import { Carry } from '../util/carry.js';
 import { parseManifest, type ManifestRead } from './manifest.js';
 import { MANIFEST_FILE } from './paths.js';
 import { FileTable } from './table.js';
@@ -67,7 +68,7 @@ export function fileTableSink(expected?: number): ManifestSink<FileTable> {
 /** Parses manifest bytes pushed in order into a sink. Throws NotCanonical on any other form. */
 class CanonicalReader<T> {
   constructor(readonly sink: ManifestSink<T>) {}
-  #carry: Buffer = Buffer.alloc(0);
+  readonly #carry = new Carry();
   #head = true;
   #done = false;
   #first = true;
@@ -77,7 +78,7 @@ class CanonicalReader<T> {
       if (chunk.length > 0) throw new NotCanonical();
       return;
     }
-    const buf = this.#carry.length > 0 ? Buffer.concat([this.#carry, chunk]) : chunk;
+    const buf = this.#carry.join(chunk);
     /** `prefix` is at `at`; MORE when the bytes end first. */
     const expect = (at: number, prefix: Buffer): void => {
       const n = Math.min(prefix.length, buf.length - at);
@@ -137,7 +138,7 @@ class CanonicalReader<T> {
     } catch (signal) {
       if (signal !== MORE) throw signal;
     }
-    this.#carry = i === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(i));
+    this.#carry.keep(buf, i);
   }
 
   end(): T {

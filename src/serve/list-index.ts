@@ -13,6 +13,7 @@
  */
 import { intersect, type Selectable } from '../index/query.js';
 import { closingQuote, stringBetween } from '../json/scan.js';
+import { Carry } from '../util/carry.js';
 
 /** The file is not in the published form of a list. */
 export class ListFormatError extends Error {}
@@ -255,7 +256,7 @@ const enum State {
 export class ListIndexer {
   #state = State.Head;
   /** Bytes of an unfinished part, from earlier chunks. */
-  #carry: Buffer = Buffer.alloc(0);
+  readonly #carry = new Carry();
   /** File offset of the first byte of the carry (or of the next chunk when there is none). */
   #base = 0;
   readonly #open: Buffer;
@@ -282,7 +283,7 @@ export class ListIndexer {
   /** Feeds the next bytes of the file. */
   push(chunk: Buffer): void {
     if (this.#state === State.Done) return;
-    const buf = this.#carry.length > 0 ? Buffer.concat([this.#carry, chunk]) : chunk;
+    const buf = this.#carry.join(chunk);
     const base = this.#base;
     for (const key of this.#keys) key.next = UNKNOWN;
     let i = 0;
@@ -339,11 +340,10 @@ export class ListIndexer {
       } else break;
     }
     if (keep === -1) {
-      this.#carry = Buffer.alloc(0);
       this.#base = base + buf.length;
     } else {
       // A copy: the caller may reuse the chunk's memory for the next read.
-      this.#carry = Buffer.from(buf.subarray(keep));
+      this.#carry.keep(buf, keep);
       this.#base = base + keep;
     }
   }
