@@ -130,7 +130,12 @@ export class FileTable {
     let k = this.#ownIndexOf(path);
     if (k === undefined) k = this.#add(path);
     if (typeof sha256 === 'string') this.#hashes.write(sha256, k * HASH_BYTES, HASH_BYTES, 'hex');
-    else sha256.copy(this.#hashes, k * HASH_BYTES, 0, HASH_BYTES);
+    else {
+      // By hand: Buffer#copy's own overhead was most of a 32-byte copy, 0.1 s over a 200 000-server manifest.
+      const hashes = this.#hashes;
+      const at = k * HASH_BYTES;
+      for (let b = 0; b < HASH_BYTES; b++) hashes[at + b] = sha256[b]!;
+    }
     this.#sizes[k] = size;
     this.#setOwnValidators(k, validators);
     return this.#offset + k;
