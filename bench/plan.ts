@@ -5,7 +5,7 @@
  */
 import { filtersSchema } from '../src/config/schema.js';
 import { planViews } from '../src/index/views.js';
-import { filterFile, listFile, recordFile } from '../src/publish/paths.js';
+import { filterFile, listFile, recordFile } from '../src/snapshot/paths.js';
 import { filterPath, listPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../src/spec/resources.js';
 import type { RawRecord } from '../src/spec/schemas.js';
 

@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, statfs, writeFile } from 'node:f
 import { freemem, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LAST_SYNC_FILE } from '../src/publish/paths.js';
+import { LAST_SYNC_FILE } from '../src/snapshot/paths.js';
 import { RESOURCE_NAMES, type ResourceName } from '../src/spec/resources.js';
 import { parseBenchArgs, UsageProblem, type BenchArgs } from './args.js';
 import { memoryOf, runChild, stopAllChildren, type ChildResult } from './children.js';

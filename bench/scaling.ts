@@ -5,7 +5,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isOutsideSnapshot, MANIFEST_FILE, META_DIR, SIGNATURE_FILE } from '../src/publish/paths.js';
+import { isOutsideSnapshot, MANIFEST_FILE, META_DIR, SIGNATURE_FILE } from '../src/snapshot/paths.js';
 import { median } from './lib/median.js';
 import type { BestSyncRun, ScaleRun, ScalingRow, SyncRun } from './report.js';
 

@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LAST_SYNC_FILE } from '../src/publish/paths.js';
+import { LAST_SYNC_FILE } from '../src/snapshot/paths.js';
 import type { TrafficReport } from '../src/upstream/traffic.js';
 import { runChild } from './children.js';
 import type { FloorReport } from './floor.js';

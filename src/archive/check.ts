@@ -1,6 +1,6 @@
 /** Compares what an archive holds with the manifest inside it: pure. */
-import { parseManifest } from '../publish/manifest.js';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { parseManifest } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 import type { VerifyReport } from '../verify/report.js';
 import type { ArchiveContents } from './read.js';
 

@@ -4,7 +4,7 @@
  * inside the folder; never links, devices, fifos, work files or run metadata.
  */
 import { Header, Pax } from 'tar';
-import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 
 /** Every entry carries this mtime (and uid/gid 0, mode 0644), so packing twice gives the same bytes. */
 const ENTRY_MTIME = new Date(0);

@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Parser, type ReadEntry } from 'tar';
 import { ArchiveError } from '../errors.js';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 import { entryProblem, placementProblem } from './entries.js';
 import { feedTarStream } from './stream.js';
 

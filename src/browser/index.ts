@@ -11,7 +11,7 @@ import fs from 'fs-extra';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { decodeJson } from '../json/encode.js';
 import { forEachItem } from '../json/scan.js';
-import { filterFile, listFile, recordFile } from '../publish/paths.js';
+import { filterFile, listFile, recordFile } from '../snapshot/paths.js';
 import type { SnapshotWriter } from '../publish/writer.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';

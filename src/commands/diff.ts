@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { pathFlag, type CommandDefinition } from '../cli/command.js';
 import { hasChanges } from '../diff/engine.js';
 import { changeSetJson, formatReport } from '../diff/format.js';
-import { diffFolders, diffRevisions } from '../diff/read.js';
+import { diffFolders } from '../diff/read.js';
+import { diffRevisions } from '../git/diff.js';
 import { UsageError } from '../errors.js';
 
 export const diffCommand: CommandDefinition = {

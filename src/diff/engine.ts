@@ -6,8 +6,8 @@
  */
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../json/encode.js';
-import { decodeSegment, parseRecordFile } from '../publish/paths.js';
-import type { FileTable } from '../publish/table.js';
+import { decodeSegment, parseRecordFile } from '../snapshot/paths.js';
+import type { FileTable } from '../snapshot/table.js';
 import { compareIds } from '../spec/ids.js';
 import type { Quality } from '../validate/quality.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';

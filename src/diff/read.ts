@@ -6,18 +6,17 @@
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NotSnapshotError } from '../errors.js';
-import { RevisionReader } from '../git/revision.js';
-import { parseManifest } from '../publish/manifest.js';
-import { readManifest } from '../publish/manifest-read.js';
+import { readManifest } from '../snapshot/manifest-read.js';
 import { requireFolder } from '../publish/output.js';
-import type { FileTable } from '../publish/table.js';
+import type { FileTable } from '../snapshot/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import { ChangeSetBuilder, classifyTables, recordChange, withFindings, type ChangeSet, type PathChanges } from './engine.js';
-import { decodeSegment, parseRecordFile, QUALITY_FILE } from '../publish/paths.js';
+import { decodeSegment, parseRecordFile, QUALITY_FILE } from '../snapshot/paths.js';
 import { parseQuality } from '../validate/quality.js';
 
-type Reader = (path: string) => Promise<Buffer | undefined>;
+/** Reads a file of a snapshot by its path; undefined when it cannot be read. */
+export type Reader = (path: string) => Promise<Buffer | undefined>;
 
 const READS_IN_FLIGHT = 32;
 
@@ -61,7 +60,8 @@ export const folderReader =
   (path) =>
     fs.readFile(join(dir, path)).catch(() => undefined);
 
-async function snapshotTable(dir: string): Promise<FileTable> {
+/** The file table of the snapshot published in `dir`; NotSnapshotError when there is none. */
+export async function snapshotTable(dir: string): Promise<FileTable> {
   await requireFolder(dir, 'diff expects two published output folders');
   const manifest = await readManifest(dir);
   if (!manifest) throw new NotSnapshotError(`${dir} has no valid _meta/manifest.json; it is not a published snapshot (run sync into it first)`);
@@ -69,7 +69,7 @@ async function snapshotTable(dir: string): Promise<FileTable> {
 }
 
 /** The record changes of two snapshots and the findings that appeared or were fixed between them. */
-async function compare(before: FileTable, after: FileTable, readOld: Reader, readNew: Reader): Promise<ChangeSet> {
+export async function compare(before: FileTable, after: FileTable, readOld: Reader, readNew: Reader): Promise<ChangeSet> {
   const changes = await changeSetOf(classifyTables(before, after), readOld, readNew);
   return withFindings(changes, parseQuality(await readOld(QUALITY_FILE)), parseQuality(await readNew(QUALITY_FILE)));
 }
@@ -78,26 +78,4 @@ async function compare(before: FileTable, after: FileTable, readOld: Reader, rea
 export async function diffFolders(oldDir: string, newDir: string): Promise<ChangeSet> {
   const [before, after] = await Promise.all([snapshotTable(oldDir), snapshotTable(newDir)]);
   return compare(before, after, folderReader(oldDir), folderReader(newDir));
-}
-
-/**
- * What changed in the folder `dir`, kept in git, from revision `oldRev` to `newRev` (or to the
- * folder as it is now, without `newRev`). Only the files the manifests say differ are read.
- */
-export async function diffRevisions(dir: string, oldRev: string, newRev: string | undefined): Promise<ChangeSet> {
-  const before = await RevisionReader.open(dir, oldRev);
-  const after = newRev === undefined ? undefined : await RevisionReader.open(dir, newRev);
-  try {
-    const parse = (bytes: Buffer, where: string): FileTable => {
-      const read = parseManifest(bytes);
-      if (!read) throw new NotSnapshotError(`the manifest of ${where} is not one of inventory-mirror's`);
-      return read.table;
-    };
-    const oldTable = parse(await before.manifestBytes(), `${dir} at ${oldRev}`);
-    const newTable = after ? parse(await after.manifestBytes(), `${dir} at ${newRev}`) : await snapshotTable(dir);
-    return await compare(oldTable, newTable, (path) => before.read(path), after ? (path) => after.read(path) : folderReader(dir));
-  } finally {
-    before.close();
-    after?.close();
-  }
 }

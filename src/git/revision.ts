@@ -6,7 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { relative } from 'node:path';
 import { ConfigError, GitError, NotSnapshotError } from '../errors.js';
-import { MANIFEST_FILE } from '../publish/paths.js';
+import { MANIFEST_FILE } from '../snapshot/paths.js';
 import { childEnv } from '../util/secrets.js';
 import { git } from './git.js';
 

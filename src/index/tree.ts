@@ -1,6 +1,6 @@
 /** What the snapshot holds besides the service's bodies, and what its files count. Pure. */
 import { encodeJson } from '../json/encode.js';
-import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, parseRecordFile } from '../publish/paths.js';
+import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, parseRecordFile } from '../snapshot/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ViewKey } from './views.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';

@@ -15,9 +15,9 @@ import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import fs from 'fs-extra';
 import { JournalError } from '../errors.js';
-import { sha256 } from './manifest.js';
-import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
-import { checkFoldersOf, safeFolder } from './safe-folder.js';
+import { sha256 } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
+import { checkFoldersOf, safeFolder } from '../snapshot/safe-folder.js';
 
 export interface Journal {
   format: 2;

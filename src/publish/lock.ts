@@ -6,8 +6,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { LockedError } from '../errors.js';
-import { WORK_DIR } from './paths.js';
-import { safeFolder } from './safe-folder.js';
+import { WORK_DIR } from '../snapshot/paths.js';
+import { safeFolder } from '../snapshot/safe-folder.js';
 
 export interface Lock {
   release(): Promise<void>;

@@ -11,9 +11,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closingQuote, stringBetween } from '../json/scan.js';
 import { Carry } from '../util/carry.js';
-import { parseManifest, type ManifestRead } from './manifest.js';
-import { MANIFEST_FILE } from './paths.js';
-import { FileTable } from './table.js';
+import { parseManifest, type ManifestRead } from '../snapshot/manifest.js';
+import { MANIFEST_FILE } from '../snapshot/paths.js';
+import { FileTable } from '../snapshot/table.js';
 
 const HEAD = Buffer.from('{\n  "format": 1,\n  "generator": "inventory-mirror",\n  "files": {');
 const ENTRY_OPEN = Buffer.from('\n    "');

@@ -8,7 +8,7 @@ import { createHash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { isPlainObject } from '../util/json-value.js';
-import { FileTable } from './table.js';
+import { FileTable } from '../snapshot/table.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

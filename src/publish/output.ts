@@ -9,7 +9,7 @@ import { access, lstat, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises
 import { dirname, join } from 'node:path';
 import { describeFsError, NotSnapshotError, OutputError } from '../errors.js';
 import { acquireLock, type Lock } from './lock.js';
-import { MANIFEST_FILE, WORK_DIR } from './paths.js';
+import { MANIFEST_FILE, WORK_DIR } from '../snapshot/paths.js';
 
 /** Entries a folder may hold and still count as empty: ours, and a repository's. */
 const NEUTRAL = new Set([WORK_DIR, '.git', '.gitkeep']);

@@ -15,10 +15,10 @@ import fs from 'fs-extra';
 import { NameCollisionError } from '../errors.js';
 import { FileBatcher } from './file-batch.js';
 import { commit, rollForward, stagingDir, type Journal } from './journal.js';
-import { manifestChunks, sha256, type ManifestRead } from './manifest.js';
-import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from './paths.js';
-import { FileTable, type Validators } from './table.js';
-import { safeFolder } from './safe-folder.js';
+import { manifestChunks, sha256, type ManifestRead } from '../snapshot/manifest.js';
+import { isOutsideSnapshot, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
+import { FileTable, type Validators } from '../snapshot/table.js';
+import { safeFolder } from '../snapshot/safe-folder.js';
 import { BitSet } from '../util/bit-set.js';
 import { HashSet } from '../util/string-set.js';
 

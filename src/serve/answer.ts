@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { closeSync } from 'node:fs';
 import { planListQuery, selectPositions, type ListQuery, type QueryRefusal } from '../index/query.js';
 import { EnvelopeEncoder } from '../json/encode.js';
-import { filterFile } from '../publish/paths.js';
+import { filterFile } from '../snapshot/paths.js';
 import type { ResourceName } from '../spec/resources.js';
 import type { BodyCache } from './cache.js';
 import { fileChunks, readFully, readPublished, SMALL_FILE_BYTES, STALE, type Stale, type Verdicts } from './files.js';

@@ -11,8 +11,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { NotSnapshotError, UsageError } from '../errors.js';
-import { parseManifest } from '../publish/manifest.js';
-import { decodeSegment, encodeSegment, FILTER_DIR, FILTER_INDEX_FILE, listFile, MANIFEST_FILE, namedFilterFile, namedRecordFile, parseRecordFile } from '../publish/paths.js';
+import { parseManifest } from '../snapshot/manifest.js';
+import { decodeSegment, encodeSegment, FILTER_DIR, FILTER_INDEX_FILE, listFile, MANIFEST_FILE, namedFilterFile, namedRecordFile, parseRecordFile } from '../snapshot/paths.js';
 import { filterPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
 
 /** A request (raw path and query) whose file name cannot be derived from it by nginx. */

@@ -6,7 +6,7 @@
  */
 import { extname } from 'node:path';
 import { isSubstringFilter, normalizeListQuery, type ListQuery } from '../index/query.js';
-import { filterFile, listFile, MANIFEST_FILE, recordFile } from '../publish/paths.js';
+import { filterFile, listFile, MANIFEST_FILE, recordFile } from '../snapshot/paths.js';
 import { isResourceName, parseEndpoint, type ResourceName } from '../spec/resources.js';
 
 /** What answers a request: a published file, a list query to evaluate, or an error. */

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 import type { LoadedKey } from './keys.js';
 import { signatureProblem } from './signature.js';
 

@@ -6,8 +6,8 @@
 import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
 import { decodeJsonAs, encodeJson } from '../json/encode.js';
-import { sha256 } from '../publish/manifest.js';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../publish/paths.js';
+import { sha256 } from '../snapshot/manifest.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 import type { LoadedKey } from './keys.js';
 
 const signatureSchema = z.strictObject({

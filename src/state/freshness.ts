@@ -1,7 +1,7 @@
 /** `verify --max-age`: is the last successful sync recent enough? For monitoring systems. */
 import { UsageError } from '../errors.js';
-import { LAST_SYNC_FILE } from '../publish/paths.js';
-import { readLastSync } from './last-sync.js';
+import { LAST_SYNC_FILE } from '../snapshot/paths.js';
+import { readLastSync } from '../snapshot/last-sync.js';
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -12,8 +12,8 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { EnvelopeScanner, ScanError } from '../json/scan.js';
-import { HTTP_CACHE_FILE } from '../publish/paths.js';
-import type { FileTable } from '../publish/table.js';
+import { HTTP_CACHE_FILE } from '../snapshot/paths.js';
+import type { FileTable } from '../snapshot/table.js';
 
 const FORMAT = 3;
 const CHUNK_CHARS = 64 * 1024;

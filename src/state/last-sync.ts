@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import fs from 'fs-extra';
 import { decodeJson, encodeJson } from '../json/encode.js';
-import { LAST_SYNC_FILE } from '../publish/paths.js';
+import { LAST_SYNC_FILE } from '../snapshot/paths.js';
 import { safeUrl, scrubValue } from '../util/secrets.js';
 
 /** The base URL as it is recorded: safe to show, without a trailing slash. */

@@ -15,7 +15,7 @@ import { MassRemovalError } from '../errors.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import type { ViewKey } from '../index/views.js';
 import type { Log } from '../log.js';
-import { CHANGES_FILE, QUALITY_FILE } from '../publish/paths.js';
+import { CHANGES_FILE, QUALITY_FILE } from '../snapshot/paths.js';
 import type { SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';

@@ -8,7 +8,7 @@ import { HttpStatusError, ValidationError } from '../errors.js';
 import type { Client } from '../fetch/client.js';
 import { Reindenter } from '../json/reindent.js';
 import { forEachItem, ScanError, type ScannedElement } from '../json/scan.js';
-import { listFile } from '../publish/paths.js';
+import { listFile } from '../snapshot/paths.js';
 import { DamagedFileError, type SnapshotWriter, type StagedStream } from '../publish/writer.js';
 import { stageEnvelope } from './envelope.js';
 import { planList } from './plan.js';

@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { RequestValidators } from '../fetch/client.js';
-import type { Validators } from '../publish/table.js';
+import type { Validators } from '../snapshot/table.js';
 
 /** The digest of a list item as published, kept with its record's validators. */
 export function itemDigest(bytes: Buffer): string {

@@ -6,13 +6,13 @@
  */
 import { join } from 'node:path';
 import fs from 'fs-extra';
-import { readManifest } from '../publish/manifest-read.js';
-import { QUALITY_FILE, REDACTION_FILE } from '../publish/paths.js';
-import { checkFoldersOf } from '../publish/safe-folder.js';
-import type { FileTable } from '../publish/table.js';
+import { readManifest } from '../snapshot/manifest-read.js';
+import { QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
+import { checkFoldersOf } from '../snapshot/safe-folder.js';
+import type { FileTable } from '../snapshot/table.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
-import { sha256 } from '../publish/manifest.js';
-import { readHttpCache } from '../state/http-cache.js';
+import { sha256 } from '../snapshot/manifest.js';
+import { readHttpCache } from '../snapshot/http-cache.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
 
 interface PreviousSnapshot {

@@ -9,7 +9,7 @@ import type { Client, Fetched } from '../fetch/client.js';
 import { viewLabel, type ViewKey } from '../index/views.js';
 import { Reindenter } from '../json/reindent.js';
 import { EnvelopeScanner, forEachItem, type ScannedElement } from '../json/scan.js';
-import { filterFile, listFile, recordFile } from '../publish/paths.js';
+import { filterFile, listFile, recordFile } from '../snapshot/paths.js';
 import { DamagedFileError, type SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord, redacts } from '../redact/redact.js';

@@ -4,7 +4,7 @@
  */
 import { encodeJson } from '../json/encode.js';
 import { keyCount, MAX_DEPTH, nestsDeeper, TooDeepError } from '../json/scan.js';
-import { sha256 } from '../publish/manifest.js';
+import { sha256 } from '../snapshot/manifest.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { isRedacted, redactBody, redactRecord } from '../redact/redact.js';
 import { RESOURCES, type ResourceName } from '../spec/resources.js';

@@ -5,9 +5,9 @@
 import { join, relative, sep } from 'node:path';
 import fs from 'fs-extra';
 import { NotSnapshotError } from '../errors.js';
-import { sha256 } from '../publish/manifest.js';
-import { readManifest } from '../publish/manifest-read.js';
-import { isOutsideSnapshot, MANIFEST_FILE } from '../publish/paths.js';
+import { sha256 } from '../snapshot/manifest.js';
+import { readManifest } from '../snapshot/manifest-read.js';
+import { isOutsideSnapshot, MANIFEST_FILE } from '../snapshot/paths.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import type { VerifyReport } from './report.js';
 

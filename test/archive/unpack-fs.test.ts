@@ -6,8 +6,8 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/publish/manifest.js';
-import { MANIFEST_FILE } from '../../src/publish/paths.js';
+import { sha256 } from '../../src/snapshot/manifest.js';
+import { MANIFEST_FILE } from '../../src/snapshot/paths.js';
 import { runCli, UNPRIVILEGED, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { craftArchive, type CraftedEntry } from './helpers.js';

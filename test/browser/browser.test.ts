@@ -13,7 +13,7 @@ import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { upstreamGet, useUpstream, withUpstream } from '../helpers/upstream.js';
-import { QUALITY_FILE } from '../../src/publish/paths.js';
+import { QUALITY_FILE } from '../../src/snapshot/paths.js';
 import { parseQuality } from '../../src/validate/quality.js';
 import { HISTORY_FILE, parseHistoryScript } from '../../src/browser/history.js';
 import { startServe } from '../../src/serve/index.js';

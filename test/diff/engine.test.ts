@@ -3,12 +3,12 @@ import { buildChangeSet, classifyTables, diffValues, emptyChangeSet, withFinding
 import { commitMessage } from '../../src/git/message.js';
 import type { Quality } from '../../src/validate/quality.js';
 import { changeSetOf } from '../../src/diff/read.js';
-import { sha256 } from '../../src/publish/manifest.js';
-import { FileTable } from '../../src/publish/table.js';
+import { sha256 } from '../../src/snapshot/manifest.js';
+import { FileTable } from '../../src/snapshot/table.js';
 import { findingLines, formatChangeLine, formatReport } from '../../src/diff/format.js';
 import { addEntry, changeEntry, initialEntry } from '../../src/diff/history.js';
 import { encodeJson } from '../../src/json/encode.js';
-import { recordFile } from '../../src/publish/paths.js';
+import { recordFile } from '../../src/snapshot/paths.js';
 
 const server = (id: string, extra: Record<string, unknown> = {}): Buffer => encodeJson({ server: { id, name: `srv-${id}`, memory_GB: 16, extended_attributes: { cost_center: 'CC-1' }, ...extra } });
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHANGES_FILE, LAST_SYNC_FILE } from '../../src/publish/paths.js';
+import { CHANGES_FILE, LAST_SYNC_FILE } from '../../src/snapshot/paths.js';
 import { sync as runSync } from '../../src/sync/index.js';
 
 import { verifyFolder } from '../../src/verify/verify.js';

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { packSnapshot } from '../../src/archive/pack.js';
 import { parseConfig } from '../../src/config/load.js';
-import { REDACTION_FILE } from '../../src/publish/paths.js';
+import { REDACTION_FILE } from '../../src/snapshot/paths.js';
 import { maskUrlCredentials, redactRecord, isRedacted } from '../../src/redact/redact.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';

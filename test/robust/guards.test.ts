@@ -6,7 +6,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordFile } from '../../src/publish/paths.js';
+import { recordFile } from '../../src/snapshot/paths.js';
 import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli.js';

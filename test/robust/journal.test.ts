@@ -6,9 +6,9 @@ import { existsSync, renameSync, mkdirSync, writeFileSync, readFileSync, truncat
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commit, journalPath, recover, stagingDir, type Journal } from '../../src/publish/journal.js';
-import { readManifest } from '../../src/publish/manifest-read.js';
+import { readManifest } from '../../src/snapshot/manifest-read.js';
 import { SnapshotWriter, type PublishResult } from '../../src/publish/writer.js';
-import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/publish/paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/snapshot/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
+import { LAST_SYNC_FILE } from '../../src/snapshot/paths.js';
 
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

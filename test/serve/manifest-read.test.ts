@@ -1,9 +1,9 @@
 /** The fast manifest reader serve loads with: the same table and digest as the general reader, for any manifest. */
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fileTableSink, readManifestChunks, readManifestInto } from '../../src/publish/manifest-read.js';
-import { encodeManifest, parseManifest, type ManifestRead } from '../../src/publish/manifest.js';
-import { FileTable } from '../../src/publish/table.js';
+import { fileTableSink, readManifestChunks, readManifestInto } from '../../src/snapshot/manifest-read.js';
+import { encodeManifest, parseManifest, type ManifestRead } from '../../src/snapshot/manifest.js';
+import { FileTable } from '../../src/snapshot/table.js';
 
 const PATHS = ['servers/_filter/by_system/1.json', '_browser/records/servers/0.js', 'servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json'];
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { parseManifest } from '../../src/publish/manifest.js';
+import { parseManifest } from '../../src/snapshot/manifest.js';
 import { hasNginx, startNginx, type RunningNginx } from '../../bench/lib/nginx-process.js';
 import { buildMirror, type Mirror } from './helpers.js';
 

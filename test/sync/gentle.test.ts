@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAST_SYNC_FILE } from '../../src/publish/paths.js';
+import { LAST_SYNC_FILE } from '../../src/snapshot/paths.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/fetch/client.js';
-import { listFile } from '../../src/publish/paths.js';
+import { listFile } from '../../src/snapshot/paths.js';
 import { SnapshotWriter } from '../../src/publish/writer.js';
 import type { RedactPolicy } from '../../src/redact/policy.js';
 import type { ResourceName } from '../../src/spec/resources.js';

@@ -7,7 +7,7 @@
 import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HTTP_CACHE_FILE, LAST_SYNC_FILE, QUALITY_FILE } from '../../src/publish/paths.js';
+import { HTTP_CACHE_FILE, LAST_SYNC_FILE, QUALITY_FILE } from '../../src/snapshot/paths.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import type { InjectedReport, Upstream } from '../../src/upstream/index.js';
 import { parseQuality, type Quality } from '../../src/validate/quality.js';

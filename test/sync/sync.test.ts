@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listPath, RESOURCE_NAMES, singlePath } from '../../src/spec/resources.js';
-import { isOutsideSnapshot, WORK_DIR } from '../../src/publish/paths.js';
+import { isOutsideSnapshot, WORK_DIR } from '../../src/snapshot/paths.js';
 import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { holdOutput } from '../../src/publish/output.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { encodeJson } from '../../src/json/encode.js';
-import { filterFile } from '../../src/publish/paths.js';
+import { filterFile } from '../../src/snapshot/paths.js';
 import { redactRecord } from '../../src/redact/redact.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';

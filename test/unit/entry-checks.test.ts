@@ -3,7 +3,7 @@
  * give the same verdict as the entry's zod schema, which gives the type.
  */
 import { describe, expect, it } from 'vitest';
-import { isManifestEntry, manifestEntrySchema, parseManifest } from '../../src/publish/manifest.js';
+import { isManifestEntry, manifestEntrySchema, parseManifest } from '../../src/snapshot/manifest.js';
 
 const HASH = 'a'.repeat(64);
 

@@ -11,10 +11,10 @@ import { bucketOf, bucketScript } from '../../src/browser/data.js';
 import { buildChangeSet, classifyTables, diffValues } from '../../src/diff/engine.js';
 import { formatReport } from '../../src/diff/format.js';
 import { changeEntry } from '../../src/diff/history.js';
-import { sha256 } from '../../src/publish/manifest.js';
-import { FileTable } from '../../src/publish/table.js';
+import { sha256 } from '../../src/snapshot/manifest.js';
+import { FileTable } from '../../src/snapshot/table.js';
 import { countRecords } from '../../src/index/tree.js';
-import { recordFile } from '../../src/publish/paths.js';
+import { recordFile } from '../../src/snapshot/paths.js';
 import { redactBody, redactRecord, MASK } from '../../src/redact/redact.js';
 
 const NAMES = ['constructor', 'toString', 'hasOwnProperty', '__proto__'];

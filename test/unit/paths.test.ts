@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSegment, encodeSegment, filterFile, recordFile } from '../../src/publish/paths.js';
+import { decodeSegment, encodeSegment, filterFile, recordFile } from '../../src/snapshot/paths.js';
 
 describe('file names of ids and filter values', () => {
   it('keeps ids made of the safe characters as they are', () => {

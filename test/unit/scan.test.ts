@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { EnvelopeEncoder, encodeAt, encodeJson } from '../../src/json/encode.js';
 import { EnvelopeScanner, ScanError, type ScannedElement } from '../../src/json/scan.js';
-import { encodeManifest, parseManifest } from '../../src/publish/manifest.js';
-import { FileTable } from '../../src/publish/table.js';
+import { encodeManifest, parseManifest } from '../../src/snapshot/manifest.js';
+import { FileTable } from '../../src/snapshot/table.js';
 import { createRng } from '../../src/upstream/random.js';
 
 function value(next: () => number, depth: number): unknown {

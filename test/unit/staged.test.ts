@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../../src/publish/manifest-read.js';
+import { readManifest } from '../../src/snapshot/manifest-read.js';
 import { SnapshotWriter } from '../../src/publish/writer.js';
 import { BitSet } from '../../src/util/bit-set.js';
 import { tempDir } from '../helpers/tmp.js';

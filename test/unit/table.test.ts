@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FileTable } from '../../src/publish/table.js';
+import { FileTable } from '../../src/snapshot/table.js';
 
 const hex = (c: string) => c.repeat(64);
 const item = 'AAAAAAAAAAAAAAAA';
