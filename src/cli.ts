@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { commandHelp, parseCommandArgs, type Command, type CommandIo } from './cli/command.js';
 import { COMMANDS } from './commands/index.js';
+import { withHint } from './cli/hints.js';
 import { describeFsError, MirrorError } from './errors.js';
 import { scrub } from './util/secrets.js';
 
@@ -64,7 +65,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
   } catch (error) {
     const say = (text: string): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${scrub(text)}\n`);
     if (error instanceof MirrorError) {
-      say(error.message);
+      say(withHint(error));
       return error.exitCode;
     }
     // A filesystem error nothing closer caught: a clear line naming the path, not "a bug".

@@ -43,6 +43,13 @@ export class OutputError extends MirrorError {
   }
 }
 
+/** The output folder holds files but no snapshot: publishing among them must be allowed (allowNonEmpty). Exit 2. */
+export class NotEmptyError extends MirrorError {
+  constructor(message: string) {
+    super('E_NOT_EMPTY', message, { exitCode: 2 });
+  }
+}
+
 /** Writing failed while the run was under way (disk full, read-only remount, I/O error). Exit 1. */
 export class DiskError extends MirrorError {
   constructor(message: string, options: { cause?: unknown } = {}) {
@@ -132,17 +139,32 @@ export class ValidationError extends MirrorError {
   }
 }
 
-/** `--strict`: findings the configuration does not accept. */
+/** A strict sync met findings the configuration does not accept; `patterns` would accept them. */
 export class StrictError extends MirrorError {
-  constructor(message: string) {
-    super('E_STRICT', message);
+  readonly count: number;
+  readonly patterns: readonly string[];
+
+  constructor(problem: { message: string; count: number; patterns: readonly string[] }) {
+    super('E_STRICT', problem.message);
+    this.count = problem.count;
+    this.patterns = problem.patterns;
   }
 }
 
-/** A resource would lose more records than sync.massRemoval allows. */
+/** A resource would lose more of its records than sync.massRemoval allows; nothing was published. */
 export class MassRemovalError extends MirrorError {
-  constructor(message: string) {
-    super('E_MASS_REMOVAL', message);
+  readonly resource: string;
+  readonly lost: number;
+  readonly before: number;
+  readonly maxShare: number;
+
+  constructor(problem: { resource: string; lost: number; before: number; maxShare: number }) {
+    const { resource, lost, before, maxShare } = problem;
+    super('E_MASS_REMOVAL', `${resource} would lose ${lost} of ${before} records (${Math.round((lost / before) * 100)}%, over the ${Math.round(maxShare * 100)}% allowed by sync.massRemoval.maxShare); nothing was published`);
+    this.resource = resource;
+    this.lost = lost;
+    this.before = before;
+    this.maxShare = maxShare;
   }
 }
 

@@ -18,7 +18,7 @@ import { encodeManifest, parseManifest } from '../snapshot/manifest.js';
 import { readManifest } from '../snapshot/manifest-read.js';
 import type { FileTable } from '../snapshot/table.js';
 import { HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
-import { SnapshotWriter } from '../publish/writer.js';
+import { publishFiles } from '../publish/publish.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signatureProblem } from '../sign/signature.js';
 import { verifyFolder } from '../verify/verify.js';
@@ -143,19 +143,12 @@ async function place(tmp: string, dir: string, target: Target): Promise<void> {
 
 /** Publishes the checked folder's snapshot over the one in `dir` (locked by the caller). */
 async function replaceSnapshot(tmp: string, dir: string, file: string, archived: FileTable, contents: ArchiveContents): Promise<void> {
-  // The writer rebuilds the manifest from the files; the archive's own bytes (which its signature
+  // The publish rebuilds the manifest from the files; the archive's own bytes (which its signature
   // signs) must come out again, as they do for every archive `pack` made.
   if (!encodeManifest(archived).equals(contents.manifest!)) throw new ArchiveError(file, 'its manifest is not in the form `inventory-mirror pack` writes; unpack it into a new folder instead');
   await recover(dir);
   // Validators of the replaced snapshot's responses would let the next sync keep files the
   // archive changed; they go first, so a crash cannot leave them beside the new snapshot.
   for (const runFile of [HTTP_CACHE_FILE, LAST_SYNC_FILE]) await fs.rm(join(dir, runFile), { force: true });
-  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-  try {
-    for (const path of archived.paths()) await writer.put(path, await fs.readFile(join(tmp, path)));
-    await writer.commit({ sign: contents.signature ? () => contents.signature! : undefined });
-  } catch (error) {
-    await writer.discard();
-    throw error;
-  }
+  await publishFiles(dir, archived.paths(), (path) => fs.readFile(join(tmp, path)), { sign: contents.signature ? () => contents.signature! : undefined });
 }

@@ -7,12 +7,13 @@
  * chunk file starts with, and then from its own records' files, in batches of bounded size.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import fs from 'fs-extra';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { decodeJson } from '../json/encode.js';
 import { forEachItem } from '../json/scan.js';
 import { filterFile, listFile, recordFile } from '../snapshot/paths.js';
-import type { SnapshotWriter } from '../publish/writer.js';
+import type { NextSnapshot } from '../publish/next.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
@@ -29,7 +30,7 @@ const ROWS_PER_BATCH = 32_768;
 const READS_AT_ONCE = 64;
 
 interface BrowserInput {
-  writer: SnapshotWriter;
+  writer: NextSnapshot;
   quality: Quality;
   /** The records added, removed and changed since the previous snapshot, with field values. */
   changes: ChangeSet;
@@ -51,7 +52,7 @@ export async function browserFiles({ writer, quality, changes, records, initial,
 }
 
 /** The history script: kept as it is when no record changed, else with this sync's entry in front. */
-async function writeHistory(writer: SnapshotWriter, input: Omit<BrowserInput, 'writer' | 'quality'>): Promise<void> {
+async function writeHistory(writer: NextSnapshot, input: Omit<BrowserInput, 'writer' | 'quality'>): Promise<void> {
   const quiet = !input.initial && !hasChanges(input.changes);
   if (quiet && writer.previous?.has(HISTORY_FILE) && writer.keep(HISTORY_FILE)) return;
   const previous = parseHistoryScript(await writer.read(HISTORY_FILE));
@@ -62,11 +63,9 @@ async function writeHistory(writer: SnapshotWriter, input: Omit<BrowserInput, 'w
 const digest = (bytes: Buffer): string => createHash('sha1').update(bytes).digest('base64');
 
 /** The fingerprint a published chunk file starts with, if any. */
-async function publishedFingerprint(writer: SnapshotWriter, file: string): Promise<string | undefined> {
+async function publishedFingerprint(writer: NextSnapshot, file: string): Promise<string | undefined> {
   if (!writer.previous?.has(file)) return undefined;
-  const location = writer.location(file);
-  if (!location) return undefined;
-  const handle = await fs.open(location, 'r').catch(() => undefined);
+  const handle = await fs.open(join(writer.dir, file), 'r').catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
     const head = Buffer.alloc(64);
@@ -78,7 +77,7 @@ async function publishedFingerprint(writer: SnapshotWriter, file: string): Promi
 }
 
 /** One resource's table chunks and detail buckets: each chunk kept when its fingerprint matches, else built again. */
-async function writeTables(writer: SnapshotWriter, resource: ResourceName, facts: Map<string, ViewFacts> | undefined): Promise<ResourceSummary> {
+async function writeTables(writer: NextSnapshot, resource: ResourceName, facts: Map<string, ViewFacts> | undefined): Promise<ResourceSummary> {
   const ids: string[] = [];
   const digests: string[] = [];
   await forEachItem(writer.readStream(listFile(resource))!, resource, (element) => {
@@ -139,7 +138,7 @@ interface ChunkInput {
 }
 
 /** Builds one table chunk and its detail buckets from the list items and the records' files. */
-async function writeChunk(writer: SnapshotWriter, resource: ResourceName, input: ChunkInput): Promise<void> {
+async function writeChunk(writer: NextSnapshot, resource: ResourceName, input: ChunkInput): Promise<void> {
   const singular = RESOURCES[resource].singular;
   const details = new Map<number, Map<string, unknown>>(input.bucketList.map((b) => [b, new Map()]));
   const ids: string[] = [];
@@ -161,7 +160,7 @@ async function writeChunk(writer: SnapshotWriter, resource: ResourceName, input:
 }
 
 /** The ids of a list file, read one item at a time (undefined when the snapshot lacks the file). */
-async function viewIds(writer: SnapshotWriter, resource: ResourceName, file: string): Promise<string[] | undefined> {
+async function viewIds(writer: NextSnapshot, resource: ResourceName, file: string): Promise<string[] | undefined> {
   const stream = writer.entries.has(file) ? writer.readStream(file) : undefined;
   if (!stream) return undefined;
   const ids: string[] = [];
@@ -170,7 +169,7 @@ async function viewIds(writer: SnapshotWriter, resource: ResourceName, file: str
 }
 
 /** What the `by_system` and `by_virtual` views say of each server and each operating system, by id. */
-async function viewFacts(writer: SnapshotWriter): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>>> {
+async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>>> {
   const systems: { id: string; name: string; size: number }[] = [];
   await forEachItem(writer.readStream(listFile('operating_systems'))!, 'operating_systems', (element) => {
     const os = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;

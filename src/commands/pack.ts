@@ -21,7 +21,7 @@ export const packCommand: CommandDefinition = {
     const dir = outputFolder(stringFlag(parsed, 'dir'), io, config);
     await requireFolder(dir);
     const keyFile = stringFlag(parsed, 'sign-key');
-    const signKey = keyFile ? loadPrivateKey(resolve(io.cwd, keyFile)) : undefined;
+    const signKey = keyFile ? loadPrivateKey(resolve(io.cwd, keyFile), '--sign-key') : undefined;
     const result = await packSnapshot({ dir, out: resolve(io.cwd, out), signKey, log: (line) => io.stderr.write(`${line}\n`) });
     io.stdout.write(`packed ${result.files} files of ${dir} into ${resolve(io.cwd, out)} (${result.bytes} bytes${result.signed ? ', signed' : ''})\n`);
     return 0;

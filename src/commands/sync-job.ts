@@ -106,7 +106,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
       accept: config.quality.accept,
       changesKeep: config.changes.keep,
       browser: config.browser.enabled,
-      signKey: keyFile ? loadPrivateKey(keyFile) : undefined,
+      signKey: keyFile ? loadPrivateKey(keyFile, '--sign-key') : undefined,
       allowMassRemoval: Boolean(parsed.values['allow-mass-removal']),
       allowNonEmpty: Boolean(parsed.values['allow-nonempty']),
       dryRun: Boolean(parsed.values['dry-run']),

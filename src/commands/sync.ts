@@ -86,7 +86,7 @@ export const syncCommand: CommandDefinition = {
       const summarized = !parsed.values.quiet && parsed.values['log-format'] !== 'json';
       warnFindings(result, output, summarized);
       if (summarized) io.stdout.write(formatSummary(result, job.source));
-      else if (!parsed.values.quiet) output.event('info', 'sync finished', { result: { ...result, written: result.written.length, removed: result.removed.length } });
+      else if (!parsed.values.quiet) output.event('info', 'sync finished', { result });
       if (demo && !parsed.values.quiet) {
         const dir = relative(io.cwd, job.options.out) || '.';
         io.stdout.write(`look at it: inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: inventory-mirror verify --dir ${dir}\n`);

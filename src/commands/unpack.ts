@@ -15,7 +15,7 @@ export const unpackCommand: CommandDefinition = {
     const dirFlag = stringFlag(parsed, 'dir');
     if (!dirFlag) throw new UsageError('unpack: --dir DIR is required (the folder to restore into)');
     const keyFile = stringFlag(parsed, 'public-key');
-    const publicKey = keyFile ? loadPublicKey(resolve(io.cwd, keyFile)) : undefined;
+    const publicKey = keyFile ? loadPublicKey(resolve(io.cwd, keyFile), '--public-key') : undefined;
     const file = resolve(io.cwd, parsed.positionals[0]!);
     const dir = resolve(io.cwd, dirFlag);
     const result = await unpackArchive({ file, dir, publicKey });

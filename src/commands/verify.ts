@@ -25,7 +25,7 @@ export const verifyCommand: CommandDefinition = {
   notes: ['Exit status: 0 it matches; 1 something is missing, altered, extra, badly signed or stale; 2 not a snapshot, or a usage error.'],
   async run(parsed, io) {
     const keyFile = pathFlag(parsed, 'public-key', io);
-    const publicKey = keyFile ? loadPublicKey(keyFile) : undefined;
+    const publicKey = keyFile ? loadPublicKey(keyFile, '--public-key') : undefined;
     const archive = pathFlag(parsed, 'archive', io);
     if (archive && stringFlag(parsed, 'dir')) throw new UsageError('pass either --dir DIR or --archive FILE, not both');
     const maxAge = stringFlag(parsed, 'max-age') === undefined ? undefined : parseMaxAge(stringFlag(parsed, 'max-age')!);

@@ -14,20 +14,28 @@
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import fs from 'fs-extra';
+import { z } from 'zod';
 import { JournalError } from '../errors.js';
 import { sha256 } from '../snapshot/manifest.js';
 import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
 import { checkFoldersOf, safeFolder } from '../snapshot/safe-folder.js';
+import { replaceFile } from '../util/atomic-write.js';
+import { isSafeRelative } from '../util/relative-path.js';
 
-export interface Journal {
-  format: 2;
-  /**
-   * Staged path (relative to the staging folder) → path in the folder. A file carries the hash it
-   * must have; a folder (new to the snapshot, moved as a whole) carries none.
-   */
-  puts: { staged: string; path: string; sha256?: string }[];
-  removes: string[];
-}
+const safePath = z.string().refine(isSafeRelative, 'not a relative path inside the folder');
+
+/**
+ * A publish to apply. `puts`: staged path (relative to the staging folder) → path in the folder;
+ * a file carries the hash it must have, a folder (new to the snapshot, moved whole) none. Read back
+ * from disk on recovery, so every path is checked before it is joined to a folder.
+ */
+const journalSchema = z.strictObject({
+  format: z.literal(2),
+  puts: z.array(z.strictObject({ staged: safePath.refine((p) => p.startsWith('tree/') || p.startsWith('final/'), 'not under tree/ or final/'), path: safePath, sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() })),
+  removes: z.array(safePath),
+});
+
+export type Journal = z.infer<typeof journalSchema>;
 
 const JOURNAL = 'journal.json';
 const STAGING = 'staging';
@@ -48,15 +56,8 @@ function isFinal(put: JournalPut): boolean {
 
 /** The commit point: once this rename is done, the new snapshot will be applied, now or on recovery. */
 export async function commit(dir: string, journal: Journal): Promise<void> {
-  const path = journalPath(dir);
-  try {
-    await fs.writeFile(`${path}.tmp`, JSON.stringify(journal));
-    await fs.rename(`${path}.tmp`, path);
-  } catch (error) {
-    // Not committed (a full disk, say): leave no half-written journal for recovery to trip on.
-    await fs.rm(`${path}.tmp`, { force: true });
-    throw error;
-  }
+  // Not committed on a failure (a full disk, say): replaceFile leaves no half-written journal behind.
+  await replaceFile(journalPath(dir), JSON.stringify(journal));
 }
 
 /**
@@ -147,13 +148,13 @@ export async function recover(dir: string): Promise<string | undefined> {
     const staging = stagingDir(dir);
     if (!(await fs.pathExists(staging))) return undefined;
     await fs.rm(staging, { recursive: true, force: true });
-    await fs.rm(`${path}.tmp`, { force: true });
     return `discarded the files of a publish into ${dir} that was interrupted before its commit point; the folder keeps the previous snapshot`;
   }
   let journal: Journal;
   try {
-    journal = JSON.parse(text) as Journal;
-    if (journal.format !== 2 || !Array.isArray(journal.puts) || !Array.isArray(journal.removes)) throw new Error('unknown format');
+    const parsed = journalSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`${parsed.error.issues[0]!.path.join('.')}: ${parsed.error.issues[0]!.message}`);
+    journal = parsed.data;
   } catch (error) {
     throw new JournalError(`${path} is damaged (${(error as Error).message}); run \`inventory-mirror sync\` after deleting it, then \`verify\``);
   }

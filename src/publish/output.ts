@@ -7,7 +7,7 @@
 import { constants } from 'node:fs';
 import { access, lstat, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { describeFsError, NotSnapshotError, OutputError } from '../errors.js';
+import { describeFsError, NotEmptyError, NotSnapshotError, OutputError } from '../errors.js';
 import { acquireLock, type Lock } from './lock.js';
 import { MANIFEST_FILE, WORK_DIR } from '../snapshot/paths.js';
 
@@ -16,15 +16,15 @@ const NEUTRAL = new Set([WORK_DIR, '.git', '.gitkeep']);
 
 /** What to do about an output folder the system refuses, by the reason it gives. */
 const FIXES: Record<string, string> = {
-  EACCES: 'run as a user who may write it, or pass another --out',
-  EPERM: 'run as a user who may write it, or pass another --out',
-  EROFS: 'pass a folder on a writable file system with --out',
-  ENOTDIR: 'pass another --out',
-  ENOENT: 'pass a folder that can be made with --out',
+  EACCES: 'run as a user who may write it, or choose another output folder',
+  EPERM: 'run as a user who may write it, or choose another output folder',
+  EROFS: 'choose a folder on a writable file system',
+  ENOTDIR: 'choose another output folder',
+  ENOENT: 'choose a folder that can be made',
 };
 
 function unusable(error: unknown): OutputError {
-  const fix = FIXES[(error as NodeJS.ErrnoException).code ?? ''] ?? 'make the folder yourself, or pass another --out';
+  const fix = FIXES[(error as NodeJS.ErrnoException).code ?? ''] ?? 'make the folder yourself, or choose another output folder';
   return new OutputError(`cannot use the output folder: ${describeFsError(error) ?? String(error)}; ${fix}`, { cause: error });
 }
 
@@ -35,7 +35,7 @@ async function prepareOutput(out: string): Promise<string | undefined> {
     throw unusable(error);
   });
   if (info && !info.isDirectory() && !(info.isSymbolicLink() && (await stat(out).catch(() => undefined))?.isDirectory())) {
-    throw new OutputError(`the output folder ${out} is ${info.isSymbolicLink() ? 'a link to something that is not a folder' : 'a file'}; pass a folder with --out (it is made when it does not exist)`);
+    throw new OutputError(`the output folder ${out} is ${info.isSymbolicLink() ? 'a link to something that is not a folder' : 'a file'}; choose a folder (it is made when it does not exist)`);
   }
   let created: string | undefined;
   if (!info) {
@@ -46,7 +46,7 @@ async function prepareOutput(out: string): Promise<string | undefined> {
         throw unusable(error);
       });
       if (parent) {
-        if (!parent.isDirectory()) throw new OutputError(`cannot make the output folder ${out}: ${dir} is a file; pass another --out`);
+        if (!parent.isDirectory()) throw new OutputError(`cannot make the output folder ${out}: ${dir} is a file; choose another output folder`);
         break;
       }
       missing.unshift(dir);
@@ -80,7 +80,7 @@ export async function checkForeignFiles(out: string): Promise<void> {
   const foreign = (await readdir(out)).filter((name) => !NEUTRAL.has(name)).sort();
   if (foreign.length === 0) return;
   const shown = foreign.slice(0, 3).map((name) => JSON.stringify(name)).join(', ');
-  throw new OutputError(`the output folder ${out} is not empty (${shown}${foreign.length > 3 ? `, and ${foreign.length - 3} more` : ''}) and holds no snapshot; sync into a new or empty folder, or pass --allow-nonempty to publish among those files (verify will then name them as extra)`);
+  throw new NotEmptyError(`the output folder ${out} is not empty (${shown}${foreign.length > 3 ? `, and ${foreign.length - 3} more` : ''}) and holds no snapshot; sync into a new or empty folder, or allow publishing among those files (the snapshot's .gitignore and .gitattributes then replace any there, and verify names the other files as extra)`);
 }
 
 /**

@@ -28,37 +28,37 @@ export function generateKeyPair(): { privatePem: string; publicPem: string; keyI
   };
 }
 
-function readKeyFile(path: string, flag: string): string {
+function readKeyFile(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new ConfigError(`${what} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
 }
 
-/** Loads an Ed25519 private key (PKCS8 PEM) for signing; `flag` names the option in errors. */
-export function loadPrivateKey(path: string, flag = '--sign-key'): LoadedKey {
-  const text = readKeyFile(path, flag);
+/** Loads an Ed25519 private key (PKCS8 PEM) for signing; `what` names it in errors (the command line names its flag). */
+export function loadPrivateKey(path: string, what = 'the signing key'): LoadedKey {
+  const text = readKeyFile(path, what);
   let key: KeyObject;
   try {
     key = createPrivateKey(text);
   } catch {
-    throw new ConfigError(`${flag} ${path}: not a private key in PEM form; make one with \`inventory-mirror keygen --out PREFIX\` and pass PREFIX.key`);
+    throw new ConfigError(`${what} ${path}: not a private key in PEM form; make one with \`inventory-mirror keygen --out PREFIX\` and pass PREFIX.key`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`${flag} ${path}: a ${key.asymmetricKeyType ?? 'unknown'} key; signatures use Ed25519 keys (make one with \`inventory-mirror keygen\`)`);
+  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`${what} ${path}: a ${key.asymmetricKeyType ?? 'unknown'} key; signatures use Ed25519 keys (make one with \`inventory-mirror keygen\`)`);
   return { key, keyId: keyIdOf(key) };
 }
 
-/** Loads an Ed25519 public key (SPKI PEM) for checking signatures. */
-export function loadPublicKey(path: string, flag = '--public-key'): LoadedKey {
-  const text = readKeyFile(path, flag);
-  if (text.includes('PRIVATE KEY')) throw new ConfigError(`${flag} ${path}: holds a private key; pass the public one (PREFIX.pub from keygen)`);
+/** Loads an Ed25519 public key (SPKI PEM) for checking signatures; `what` names it in errors. */
+export function loadPublicKey(path: string, what = 'the public key'): LoadedKey {
+  const text = readKeyFile(path, what);
+  if (text.includes('PRIVATE KEY')) throw new ConfigError(`${what} ${path}: holds a private key; pass the public one (PREFIX.pub from keygen)`);
   let key: KeyObject;
   try {
     key = createPublicKey(text);
   } catch {
-    throw new ConfigError(`${flag} ${path}: not a public key in PEM form; pass PREFIX.pub written by \`inventory-mirror keygen\``);
+    throw new ConfigError(`${what} ${path}: not a public key in PEM form; pass PREFIX.pub written by \`inventory-mirror keygen\``);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`${flag} ${path}: a ${key.asymmetricKeyType ?? 'unknown'} key; signatures use Ed25519 keys`);
+  if (key.asymmetricKeyType !== 'ed25519') throw new ConfigError(`${what} ${path}: a ${key.asymmetricKeyType ?? 'unknown'} key; signatures use Ed25519 keys`);
   return { key, keyId: keyIdOf(key) };
 }

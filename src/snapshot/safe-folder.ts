@@ -21,7 +21,7 @@ export async function safeFolder(dir: string, rel: string): Promise<'absent' | '
     if (code === 'ENOTDIR') throw new OutputError(`${path}: a folder on its way is a file; remove it or sync into another folder`);
     throw error;
   }
-  if (stat.isSymbolicLink()) throw new OutputError(`${path} is a symbolic link; inventory-mirror never writes, deletes or serves through a link inside the output folder. Replace it with a real folder (or point --out at the link's target)`);
+  if (stat.isSymbolicLink()) throw new OutputError(`${path} is a symbolic link; inventory-mirror never writes, deletes or serves through a link inside the output folder. Replace it with a real folder (or use the link's target as the output folder)`);
   if (!stat.isDirectory()) throw new OutputError(`${path} is a file where the snapshot has a folder; move it away or sync into another folder`);
   return 'folder';
 }

@@ -195,6 +195,31 @@ export class FileTable {
     return { etag, lastModified, item };
   }
 
+  /**
+   * Whether entry `i` was checked against the list item whose digest is `digest` (its 12 raw bytes,
+   * see sync/plan.ts): compared in place, since a re-sync asks it of every record.
+   */
+  checkedWith(i: number, digest: Buffer): boolean {
+    if (i < this.#offset) return this.#base!.checkedWith(i, digest);
+    const k = i - this.#offset;
+    if (this.#hasItem === EMPTY || !this.#hasItem[k]) return false;
+    return this.#items.compare(digest, 0, ITEM_BYTES, k * ITEM_BYTES, (k + 1) * ITEM_BYTES) === 0;
+  }
+
+  /** Whether entry `i` records the digest of the list item it was checked against. */
+  hasItem(i: number): boolean {
+    if (i < this.#offset) return this.#base!.hasItem(i);
+    const k = i - this.#offset;
+    return this.#hasItem !== EMPTY && this.#hasItem[k] === 1;
+  }
+
+  /** Whether entry `i` has validators to ask "changed since?" with (an ETag or a Last-Modified). */
+  askable(i: number): boolean {
+    if (i < this.#offset) return this.#base!.askable(i);
+    const k = i - this.#offset;
+    return this.#etagKind !== EMPTY && (this.#etagKind[k] !== Etag.None || this.#modified.has(k));
+  }
+
   /** Whether entry `i` here holds the same bytes as entry `j` of `other`. */
   sameBytes(i: number, other: FileTable, j: number): boolean {
     return this.fileSize(i) === other.fileSize(j) && this.#rawHash(i).equals(other.#rawHash(j));

@@ -1,80 +1,87 @@
 /**
- * The third step: from what was pulled (staged or kept) to the complete new snapshot. Decisions
- * are pure functions of what is already known (record counts → the mass-removal guard, findings
- * → the quality report and --strict, the two tables → the change set); the driver reads the few
- * files they need and hands the snapshot's own files (index, history, quality, page) to the writer.
+ * The third step: from what was pulled to the complete new snapshot's own files and the decisions
+ * about it. Pure: record counts come from the new file table, findings from the pull (plus what
+ * carries over and the cross-checks, see findings.ts), the change set from changes.ts; out come
+ * the snapshot's index, quality report and change history, and whether it may be published (the
+ * mass-removal guard, --strict).
  */
-import { join } from 'node:path';
-import fs from 'fs-extra';
-import { browserFiles } from '../browser/index.js';
 import type { SyncSettings } from '../config/schema.js';
-import { classifyTables, withFindings, type ChangeSet } from '../diff/engine.js';
+import { withFindings, type ChangeSet } from '../diff/engine.js';
 import { nextHistory } from '../diff/history.js';
-import { changeSetOf, folderReader } from '../diff/read.js';
-import { MassRemovalError } from '../errors.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import type { ViewKey } from '../index/views.js';
-import type { Log } from '../log.js';
-import { CHANGES_FILE, QUALITY_FILE } from '../snapshot/paths.js';
-import type { SnapshotWriter } from '../publish/writer.js';
 import type { RedactPolicy } from '../redact/policy.js';
+import { CHANGES_FILE, QUALITY_FILE } from '../snapshot/paths.js';
+import type { FileTable } from '../snapshot/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { FindingGroup } from '../validate/findings.js';
 import { encodeQuality, qualityReport, type Quality, type ShapeFacts } from '../validate/quality.js';
+import { strictProblem, summarizeFindings, type FindingsSummary, type StrictProblem } from './result.js';
 
-/** Refuses a snapshot in which a resource lost more than the allowed share of its records. Pure. */
-export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): string | undefined {
+/** A resource that would lose more of its records than sync.massRemoval allows. */
+export interface MassRemoval {
+  resource: ResourceName;
+  lost: number;
+  before: number;
+  maxShare: number;
+}
+
+/** The first resource losing more than the allowed share of its records, if any. Pure. */
+export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): MassRemoval | undefined {
   for (const resource of RESOURCE_NAMES) {
     const before = previous[resource];
     const lost = before - next[resource];
-    if (before >= settings.minPrevious && before > 0 && lost / before > settings.maxShare) {
-      return `${resource} would lose ${lost} of ${before} records (${Math.round((lost / before) * 100)}%, over the ${Math.round(settings.maxShare * 100)}% allowed by sync.massRemoval.maxShare); nothing was published. If the service really lost them, run again with --allow-mass-removal`;
-    }
+    if (before >= settings.minPrevious && before > 0 && lost / before > settings.maxShare) return { resource, lost, before, maxShare: settings.maxShare };
   }
   return undefined;
 }
 
 interface AssembleInput {
-  out: string;
-  writer: SnapshotWriter;
+  /** The snapshot replaced: its files, quality report and change history (undefined on a first sync). */
+  previous: { table: FileTable; quality: Quality | undefined; history: Buffer | undefined } | undefined;
+  /** The new snapshot's files so far. */
+  files: FileTable;
   views: readonly ViewKey[];
   groups: readonly FindingGroup[];
   shape: ShapeFacts;
-  /** The previous snapshot's quality report, to tell findings that appeared and were fixed. */
-  previousQuality: Quality | undefined;
-  redact: RedactPolicy | undefined;
-  massRemoval: SyncSettings['massRemoval'] | undefined;
-  changesKeep: number;
-  browser: boolean;
-  at: Date;
-  log: Log;
-}
-
-interface Assembled {
-  records: Record<ResourceName, number>;
+  /** The records added, removed and changed (changes.ts). */
   changes: ChangeSet;
-  initial: boolean;
+  policy: {
+    redact: RedactPolicy | undefined;
+    /** The mass-removal guard; undefined: allowed. */
+    massRemoval: SyncSettings['massRemoval'] | undefined;
+    strict: boolean;
+    accept: readonly string[];
+    changesKeep: number;
+  };
+  at: Date;
 }
 
-/** Completes the new snapshot in `writer`: index files, then (records being final) history, quality and page. */
-export async function assemble(input: AssembleInput): Promise<Assembled> {
-  const { writer, out } = input;
-  const previous = writer.previous;
-  for (const [path, bytes] of indexFiles(input.views, input.redact)) await writer.put(path, bytes);
-  const records = countRecords(writer.entries.paths());
-  if (previous && input.massRemoval) {
-    const problem = massRemovalProblem(countRecords(previous.paths()), records, input.massRemoval);
-    if (problem) throw new MassRemovalError(problem);
-  }
-  const initial = previous === undefined;
-  const paths = classifyTables(previous, writer.entries);
+export interface Assembled {
+  /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report and change history. */
+  files: Map<string, Buffer>;
+  records: Record<ResourceName, number>;
+  quality: Quality;
+  /** The change set, with the findings that appeared and were fixed. */
+  changes: ChangeSet;
+  findings: FindingsSummary;
+  /** What keeps the snapshot from being published, if anything. */
+  refused: { massRemoval?: MassRemoval | undefined; strict?: StrictProblem | undefined };
+  /** The folder's change history was not ours, and starts afresh. */
+  historyRestarted: boolean;
+}
+
+/** The new snapshot's own files and the decisions about it. Pure. */
+export function assemble(input: AssembleInput): Assembled {
+  const { previous, policy } = input;
+  const files = indexFiles(input.views, policy.redact);
+  const records = countRecords(input.files.paths());
+  const massRemoval = previous && policy.massRemoval ? massRemovalProblem(countRecords(previous.table.paths()), records, policy.massRemoval) : undefined;
   const quality = qualityReport(input.groups, records, input.shape);
-  const changes = withFindings(await changeSetOf(paths, folderReader(out), (path) => writer.read(path), { initial }), initial ? undefined : input.previousQuality, quality);
-  const existing = await fs.readFile(join(out, CHANGES_FILE)).catch(() => undefined);
-  const history = nextHistory(existing, { hadSnapshot: !initial, changes, records, keep: input.changesKeep, at: input.at });
-  if (history.restarted) input.log.warn(`${CHANGES_FILE} was not a change history of ours; starting it afresh`);
-  if (history.bytes) await writer.put(CHANGES_FILE, history.bytes);
-  await writer.put(QUALITY_FILE, encodeQuality(quality));
-  if (input.browser) await browserFiles({ writer, quality, changes, records, initial, at: input.at });
-  return { records, changes, initial };
+  const changes = withFindings(input.changes, previous?.quality, quality);
+  const history = nextHistory(previous?.history, { hadSnapshot: previous !== undefined, changes, records, keep: policy.changesKeep, at: input.at });
+  if (history.bytes) files.set(CHANGES_FILE, history.bytes);
+  files.set(QUALITY_FILE, encodeQuality(quality));
+  const findings = summarizeFindings(input.groups, records, policy.accept, input.shape);
+  return { files, records, quality, changes, findings, refused: { massRemoval, strict: policy.strict ? strictProblem(findings) : undefined }, historyRestarted: history.restarted };
 }

@@ -8,7 +8,7 @@ import { BodyFault, ValidationError } from '../errors.js';
 import { EnvelopeEncoder } from '../json/encode.js';
 import { jsKeyOrder } from '../json/order.js';
 import { EnvelopeScanner, type ScannedElement } from '../json/scan.js';
-import type { SnapshotWriter, StagedStream } from '../publish/writer.js';
+import type { NextSnapshot, NextStream } from '../publish/next.js';
 
 /** Encoded items written in one go, so a long list costs a write per batch, not per item. */
 const BATCH_BYTES = 256 * 1024;
@@ -27,7 +27,7 @@ class ByteBatch {
   readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);
   #used = 0;
 
-  constructor(readonly staged: StagedStream) {}
+  constructor(readonly staged: NextStream) {}
 
   /** Whether this many bytes fit without a write first. */
   fits(bytes: number): boolean {
@@ -76,7 +76,7 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
 type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => Text | { value: unknown } | 'skip';
 
 interface StageEnvelope {
-  writer: SnapshotWriter;
+  next: NextSnapshot;
   /** The snapshot file written. */
   file: string;
   /** The envelope key (the resource). */
@@ -85,13 +85,15 @@ interface StageEnvelope {
   where: string;
   body: AsyncIterable<Buffer>;
   onItem: ItemHandler;
+  /** Told each item's published text (its bytes in the file), in order. */
+  onPublished?: (text: Text) => void;
 }
 
 /** Streams the body into `file`'s staged copy; the caller finishes (or aborts) the returned stream. */
-export async function stageEnvelope(options: StageEnvelope): Promise<StagedStream> {
-  const { writer, file, key, where, body, onItem } = options;
+export async function stageEnvelope(options: StageEnvelope): Promise<NextStream> {
+  const { next, file, key, where, body, onItem, onPublished } = options;
   const scanner = new EnvelopeScanner(key);
-  const staged = await writer.stream(file, { replace: true });
+  const staged = await next.stream(file, { replace: true });
   const batch = new ByteBatch(staged);
   const add = async (text: Text): Promise<void> => {
     if (batch.fits(mostBytes(text))) batch.add(text);
@@ -109,6 +111,7 @@ export async function stageEnvelope(options: StageEnvelope): Promise<StagedStrea
         if (out === 'skip') continue;
         const separator = encoder.separator();
         const text = typeof out === 'string' || Buffer.isBuffer(out) ? out : encoder.element(out.value);
+        onPublished?.(text);
         // Most items fit: no promise per item.
         if (batch.fits(separator.length + mostBytes(text))) {
           batch.add(separator);
@@ -140,11 +143,11 @@ function itemId(element: ScannedElement): string {
 }
 
 /** Rewrites a file of the new snapshot without the items whose id `drop` holds; no validators (not the service's body any more). */
-export async function dropItems(writer: SnapshotWriter, file: string, key: string, drop: ReadonlySet<string>): Promise<void> {
-  const source = writer.readStream(file);
+export async function dropItems(next: NextSnapshot, file: string, key: string, drop: ReadonlySet<string>): Promise<void> {
+  const source = next.readStream(file);
   if (!source) return;
   const staged = await stageEnvelope({
-    writer,
+    next,
     file,
     key,
     where: file,

@@ -1,40 +1,44 @@
 /**
  * One sync, in one direction: plan → pull → assemble → publish. It takes the folder's lock (unless
- * the caller holds it), finishes any interrupted publish, reads the snapshot it replaces, pulls
- * the lists, then every view and record as the plan says, assembles the new snapshot's own files,
- * and publishes it through one journal. The folder is touched only after everything was fetched
- * and checked; a failure before then leaves it as it was.
+ * the caller holds it), finishes any interrupted publish and reads the snapshot it replaces (only
+ * reads it, from then on); pulls the lists; plans every view and record; pulls them as planned;
+ * assembles the new snapshot's own files and decides whether it may be published; and publishes
+ * it through one journal. The folder is touched only then: a failure before leaves it as it was.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { z } from 'zod';
 import { configSchema, filtersSchema, syncSchema, type Config } from '../config/schema.js';
 import type { redactSchema } from '../redact/policy.js';
-import { AbortedError, ConfigError, DiskError, StrictError } from '../errors.js';
+import { AbortedError, ConfigError, MassRemovalError, StrictError } from '../errors.js';
 import { Client } from '../fetch/client.js';
 import { planViews } from '../index/views.js';
 import { silentLog, type Log } from '../log.js';
 import { recover } from '../publish/journal.js';
+import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
-import { HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../snapshot/paths.js';
-import { SnapshotWriter } from '../publish/writer.js';
+import { pendingOf, publish, stageManifest } from '../publish/publish.js';
 import type { LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
+import { httpCacheChunks } from '../snapshot/http-cache.js';
+import { displayUrl, encodeLastSync } from '../snapshot/last-sync.js';
+import { CHANGES_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../snapshot/paths.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { currentBootId } from '../state/boot.js';
-import { httpCacheChunks } from '../snapshot/http-cache.js';
-import { displayUrl, encodeLastSync, syncedInBoot } from '../snapshot/last-sync.js';
+import type { Content } from '../util/atomic-write.js';
 import { scrub } from '../util/secrets.js';
-import { appserverServerFindings, databaseNameFindings, publishedValue, serverNames } from '../validate/crosscheck.js';
 import { FindingSet, type Finding } from '../validate/findings.js';
-import { replayFindings, shapeFacts } from '../validate/quality.js';
+import { shapeFacts } from '../validate/quality.js';
 import { assemble } from './assemble.js';
+import { describeChanges } from './changes.js';
+import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
 import { pullList, type ListSummary } from './lists.js';
+import { writePage } from './page.js';
+import { plan } from './plan.js';
 import { readPrevious } from './previous.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pullRecords } from './pull.js';
 import { RecordChecker } from './record-checker.js';
-import { lastSyncRecord, strictProblem, summarizeFindings, type SyncResult } from './result.js';
+import { fileCounts, lastSyncRecord, type SyncResult } from './result.js';
+import { WarningsFile } from './warnings-file.js';
 
 export type { SyncResult } from './result.js';
 
@@ -50,7 +54,7 @@ export interface SyncOptions {
   filters?: z.input<typeof filtersSchema>;
   /** Fields removed or masked before anything is written (config `redact`). */
   redact?: z.input<typeof redactSchema>;
-  /** Accepted deviations (config `quality.accept`): counted, never warned about, not failing --strict. */
+  /** Accepted deviations (config `quality.accept`): counted, never warned about, not failing a strict sync. */
   accept?: readonly string[];
   /** Change sets kept in _meta/changes.json (config changes.keep). */
   changesKeep?: number;
@@ -70,7 +74,7 @@ export interface SyncOptions {
   held?: HeldOutput;
   log?: Log;
   progress?: Progress;
-  /** Stops the sync before it publishes (a shutdown); the folder keeps its previous snapshot. */
+  /** Stops the sync before it publishes (a shutdown); the folder keeps what it had. */
   signal?: AbortSignal;
 }
 
@@ -90,35 +94,6 @@ function settle(options: SyncOptions): Config {
   return result.data;
 }
 
-/** Every finding, one JSON object per line, as the run makes them. */
-class WarningsFile {
-  readonly #stream: WriteStream;
-  #failed: Error | undefined;
-
-  constructor(path: string) {
-    this.#stream = createWriteStream(path);
-    this.#stream.on('error', (error) => {
-      this.#failed ??= error;
-    });
-  }
-
-  write(finding: Finding): void {
-    if (!this.#stream.write(`${scrub(JSON.stringify(finding))}\n`)) this.#stream.once('drain', () => {});
-  }
-
-  #closed: Promise<void> | undefined;
-
-  /** Ends the file; a second call (the failure path after a normal close) waits for the same end. */
-  close(): Promise<void> {
-    this.#closed ??= (async () => {
-      this.#stream.end();
-      if (!this.#failed) await once(this.#stream, 'close').catch(() => undefined);
-      if (this.#failed) throw new DiskError(`--warnings-file: cannot write it: ${this.#failed.message}`);
-    })();
-    return this.#closed;
-  }
-}
-
 /** Runs one sync of `options.baseUrl` into `options.out`. */
 export async function sync(options: SyncOptions): Promise<SyncResult> {
   const config = settle(options);
@@ -130,7 +105,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
   const out = held.out;
   if (!options.held && held.lock.warning) log.warn(held.lock.warning);
   let published = false;
-  let writer: SnapshotWriter | undefined;
+  let next: NextSnapshot | undefined;
   const client = new Client({
     baseUrl: options.baseUrl,
     token: options.token,
@@ -149,92 +124,66 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
   });
   const warnings = options.warningsFile ? new WarningsFile(options.warningsFile) : undefined;
   const records = new RecordChecker(config.redact);
+  const stopped = (): void => {
+    if (options.signal?.aborted) throw new AbortedError(`the sync was stopped before publishing; ${out} is as it was`);
+  };
   try {
     const recovered = await recover(out);
     if (recovered) log.info(recovered);
     if (!options.allowNonEmpty) await checkForeignFiles(out);
-    const previous = await readPrevious(out, config.redact);
+    const bootId = currentBootId();
+    const previous = await readPrevious(out, config.redact, bootId);
     // A first sync checks every record; a re-sync may check none, and starts the thread only if it does.
     if (!previous) records.startEarly();
-    const bootId = currentBootId();
-    writer = await SnapshotWriter.open(out, previous && { table: previous.table, sha256: previous.manifestSha256 }, { sameBoot: previous !== undefined && (await syncedInBoot(out, bootId)) });
+    next = await NextSnapshot.open(out, previous?.snapshot);
     const findings = new FindingSet();
     const report = (finding: Finding): void => {
       if (findings.add(finding)) warnings?.write(finding);
     };
 
-    // Plan and pull: the lists, then every view and record.
+    // Pull the lists, then plan every view and record from them and the previous snapshot.
     progress.planned(RESOURCE_NAMES.length);
-    const listContext = { client, writer, redact: config.redact, maxRecords: settings.maxRecords };
+    const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, maxRecords: settings.maxRecords };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
+    const planned = plan({ previous: previous?.snapshot.table, cached: previous?.cached ?? false, quality: previous?.quality !== undefined, lists, views });
     const fetched = RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0);
     progress.planned(fetched);
     // Room for the snapshot's own files too (index, quality, history, the offline page's buckets).
-    writer.expect(Math.ceil(fetched * 1.01) + 1024);
-    const carry = previous?.cached === true && previous.quality !== undefined;
-    const pulled = await pullRecords(views, { client, writer, records, redact: config.redact, lists, carry, width: settings.concurrency * 2, report });
+    next.expect(Math.ceil(fetched * 1.01) + 1024);
+
+    // Pull every view and record as planned.
+    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2, report });
     // Its heap (15-20 MB) is no use to assembling and publishing, where a large sync peaks.
     await records.close();
     progress.done();
-    if (options.signal?.aborted) throw new AbortedError('the sync was stopped before publishing; the folder keeps its previous snapshot');
+    stopped();
 
-    // What was kept unread keeps the findings it had.
-    if (carry) {
-      replayFindings(previous.quality!, report, (resource, id) => lists[resource].members.has(id) && !pulled.reread[resource].has(id));
-      for (const group of previous.quality!.findings) {
-        if (group.code !== 'not_in_list' || !pulled.keptViews.has(`${group.resource}\u0000${group.field}`)) continue;
-        for (const id of group.ids) report({ resource: group.resource, id, field: group.field, code: 'not_in_list' });
-      }
-      for (const resource of RESOURCE_NAMES) {
-        const before = previous.quality!.shape[resource];
-        if (!before || pulled.reread[resource].size === lists[resource].ids.length) continue;
-        const shape = pulled.shapes.get(resource) ?? { listOnly: new Set<string>(), singleOnly: new Set<string>() };
-        for (const field of before.listOnly) shape.listOnly.add(field);
-        for (const field of before.singleOnly) shape.singleOnly.add(field);
-        pulled.shapes.set(resource, shape);
-      }
-    }
-    // References are judged once both views are known: the published record carries the single view's value.
-    const names = serverNames(lists.servers.names, findings.valuesOf('servers', 'name', 'view_mismatch'));
-    const serverIdMismatches = findings.valuesOf('appservers', 'server_id', 'view_mismatch');
-    const serverNamesMismatches = findings.valuesOf('databases', 'server_names', 'view_mismatch');
-    for (let n = 0; n < lists.appservers.ids.length; n++) {
-      const id = lists.appservers.ids.at(n);
-      for (const finding of appserverServerFindings({ id, server_id: publishedValue(serverIdMismatches, id, JSON.parse(lists.appservers.refs.at(n))) }, lists.servers.members)) report(finding);
-    }
-    for (let n = 0; n < lists.databases.ids.length; n++) {
-      const id = lists.databases.ids.at(n);
-      for (const finding of databaseNameFindings({ id, server_names: publishedValue(serverNamesMismatches, id, JSON.parse(lists.databases.refs.at(n))) }, names)) report(finding);
-    }
+    // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
+    const carried = planned.carry ? previous!.quality : undefined;
+    if (carried) for (const finding of carriedFindings(carried, lists, pulled)) report(finding);
+    for (const finding of crossCheckFindings(lists, (resource, field, code) => findings.valuesOf(resource, field, code))) report(finding);
     await warnings?.close();
-    const groups = findings.groups();
-    const shape = shapeFacts(pulled.shapes);
-
-    // Assemble the snapshot's own files, then decide.
-    const assembled = await assemble({
-      out,
-      writer,
+    const assembled = assemble({
+      previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
+      files: next.entries,
       views,
-      groups,
-      shape,
-      previousQuality: previous?.quality,
-      redact: config.redact,
-      massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval,
-      changesKeep: config.changes.keep,
-      browser: options.browser ?? false,
+      groups: findings.groups(),
+      shape: shapeFacts(shapesWithCarried(pulled.shapes, carried, lists, pulled)),
+      changes: await describeChanges(next),
+      policy: { redact: config.redact, massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval, strict: settings.strict, accept: config.quality.accept, changesKeep: config.changes.keep },
       at: started,
-      log,
     });
-    const summary = summarizeFindings(groups, assembled.records, config.quality.accept, shape);
-    if (settings.strict) {
-      const problem = strictProblem(summary);
-      if (problem) throw new StrictError(problem);
-    }
-    if (options.signal?.aborted) throw new AbortedError('the sync was stopped before publishing; the folder keeps its previous snapshot');
+    if (assembled.historyRestarted) log.warn(`${CHANGES_FILE} was not a change history of ours; starting it afresh`);
+    if (assembled.refused.massRemoval) throw new MassRemovalError(assembled.refused.massRemoval);
+    if (assembled.refused.strict) throw new StrictError(assembled.refused.strict);
+    for (const [path, bytes] of assembled.files) await next.put(path, bytes);
+    if (options.browser) await writePage(next, { quality: assembled.quality, changes: assembled.changes, records: assembled.records, initial: previous === undefined, at: started });
+    stopped();
 
-    const result = (status: SyncResult['status'], files: { written: string[]; removed: string[]; unchanged: number }): SyncResult => {
+    // Publish: the tree, then the run metadata bound to the new manifest, the manifest, its signature.
+    const result = (status: SyncResult['status'], pending: Parameters<typeof fileCounts>[0]): SyncResult => {
       const finished = new Date();
       return {
         status,
@@ -252,36 +201,35 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         retryReasons: Object.fromEntries(client.stats.retryReasons),
         concurrency: { configured: settings.concurrency, adaptive: settings.adaptive, ...client.concurrency },
         overloadAnswers: Object.fromEntries(client.stats.overloadAnswers),
-        findings: summary,
-        ...files,
+        findings: assembled.findings,
+        files: fileCounts(pending, next!.entries.size),
         changes: assembled.changes,
-        initial: assembled.initial,
+        initial: previous === undefined,
       };
     };
     if (options.dryRun) {
-      const pending = writer.pending();
-      await writer.discard();
-      return result('dry-run', { ...pending, unchanged: writer.entries.size - pending.written.length });
+      const outcome = result('dry-run', pendingOf(next));
+      await next.staging.discard();
+      return outcome;
     }
-    // Publish: the tree, then the run metadata bound to the new manifest, the manifest, its signature.
-    let outcome: SyncResult | undefined;
-    const entries = writer.entries;
-    const publishedResult = await writer.commit({
-      sign: options.signKey ? (manifest) => signManifest(manifest, options.signKey!) : undefined,
+    const manifest = await stageManifest(next);
+    const pending = pendingOf(next, manifest.order);
+    const outcome = result(pending.written.length || pending.removed.length ? 'published' : 'unchanged', pending);
+    const committed = await publish(next, {
+      manifest,
+      pending,
+      meta: new Map<string, Content>([
+        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256)],
+        [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
+      ]),
+      sign: options.signKey ? (bytes) => signManifest(bytes, options.signKey!) : undefined,
       signs: signsManifest,
-      log: (line) => log.warn(line.replace(/^warning: /, '')),
-      meta: (manifestSha256, order, pending) => {
-        outcome = result(pending.written.length || pending.removed.length ? 'published' : 'unchanged', { ...pending, unchanged: entries.size - pending.written.length });
-        return new Map<string, Iterable<string> | Buffer>([
-          [HTTP_CACHE_FILE, httpCacheChunks(entries, order, manifestSha256)],
-          [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
-        ]);
-      },
+      log: (line) => log.warn(line),
     });
     published = true;
-    return { ...outcome!, status: publishedResult.published ? 'published' : 'unchanged' };
+    return { ...outcome, status: committed ? 'published' : 'unchanged' };
   } catch (error) {
-    await writer?.discard().catch(() => undefined);
+    await next?.staging.discard().catch(() => undefined);
     await warnings?.close().catch(() => undefined);
     progress.done();
     throw error;

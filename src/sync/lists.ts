@@ -4,14 +4,16 @@
  * later steps need is kept per record (its id, and the few fields the views and the cross-checks
  * use). A list the service answers 304 for is read the same way from the published file.
  */
+import { hash } from 'node:crypto';
 import { HttpStatusError, ValidationError } from '../errors.js';
 import type { Client } from '../fetch/client.js';
 import { Reindenter } from '../json/reindent.js';
 import { forEachItem, ScanError, type ScannedElement } from '../json/scan.js';
+import type { NextSnapshot, NextStream } from '../publish/next.js';
 import { listFile } from '../snapshot/paths.js';
-import { DamagedFileError, type SnapshotWriter, type StagedStream } from '../publish/writer.js';
+import { DamagedFileError, type PublishedSnapshot } from '../snapshot/published.js';
+import { fetchConditional, sendable } from './conditional.js';
 import { stageEnvelope } from './envelope.js';
-import { planList } from './plan.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord, redacts } from '../redact/redact.js';
 import { listPath, type ResourceName } from '../spec/resources.js';
@@ -42,11 +44,50 @@ export interface ListSummary {
   /** Findings about the list's items as sent (decoding), when the body was fetched. */
   findings: Finding[];
   /**
+   * Per position, the digest of the item as published (ITEM_DIGEST_BYTES each), when the list was
+   * read from the service's body; undefined for a list kept as it was, whose items are the ones
+   * the previous snapshot's records were checked against.
+   */
+  digests: ItemDigests | undefined;
+  /**
    * Where each item sits in the published file, when the list is the previous snapshot's, kept
    * as it was (a 304): each record was last checked against that very item, so the records pass
    * reads an item only for a record it must check again.
    */
   places: ItemPlaces | undefined;
+}
+
+/** The bytes of a list item's digest: the first 12 of its sha256 (16 base64url characters in the ETag cache). */
+export const ITEM_DIGEST_BYTES = 12;
+
+/** The digest of a list item as published, kept with its record's validators (base64url). */
+export function itemDigest(bytes: Buffer): string {
+  return hash('sha256', bytes, 'base64url').slice(0, 16);
+}
+
+/** Digests of a list's items, by position, end to end in one growing buffer. */
+export class ItemDigests {
+  #bytes = Buffer.alloc(ITEM_DIGEST_BYTES * 1024);
+  #count = 0;
+
+  push(item: string | Buffer): void {
+    if ((this.#count + 1) * ITEM_DIGEST_BYTES > this.#bytes.length) {
+      const grown = Buffer.alloc(this.#bytes.length * 2);
+      this.#bytes.copy(grown);
+      this.#bytes = grown;
+    }
+    hash('sha256', item, 'buffer').copy(this.#bytes, this.#count++ * ITEM_DIGEST_BYTES, 0, ITEM_DIGEST_BYTES);
+  }
+
+  /** The digest of item `n` (a view into the buffer). */
+  at(n: number): Buffer {
+    return this.#bytes.subarray(n * ITEM_DIGEST_BYTES, (n + 1) * ITEM_DIGEST_BYTES);
+  }
+
+  /** The digest of item `n` as the ETag cache keeps it. */
+  text(n: number): string {
+    return this.at(n).toString('base64url');
+  }
 }
 
 /** Byte ranges of a list's items, by position. */
@@ -75,7 +116,9 @@ const KEPT: Record<ResourceName, readonly string[]> = { applications: [], databa
 
 interface ListContext {
   client: Client;
-  writer: SnapshotWriter;
+  /** The snapshot being replaced, only read. */
+  previous: PublishedSnapshot | undefined;
+  next: NextSnapshot;
   redact: RedactPolicy | undefined;
   maxRecords: number;
 }
@@ -96,6 +139,8 @@ class Summarizer {
     readonly maxRecords: number,
     /** Set for a published list kept as it was: where its items sit. */
     readonly places?: ItemPlaces,
+    /** Set for a list read from the service's body: its items' digests. */
+    readonly digests?: ItemDigests,
   ) {}
 
   /** Reads one item; returns it (checked: an object with a usable id). */
@@ -143,6 +188,11 @@ class Summarizer {
     this.places?.push(element.at, element.bytes.length);
   }
 
+  /** Notes the digest of the item as it is published (its bytes in the staged list). */
+  published(bytes: string | Buffer): void {
+    this.digests?.push(bytes);
+  }
+
   /** The summary; a ValidationError naming both places when an id is listed twice. */
   finish(changed: boolean): ListSummary {
     const members = this.#members.build();
@@ -156,17 +206,17 @@ class Summarizer {
         first.set(id, n);
       }
     }
-    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places };
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places, digests: this.digests };
   }
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */
-async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: Summarizer; staged: StagedStream }> {
+async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ctx: ListContext): Promise<{ summary: Summarizer; staged: NextStream }> {
   const where = `GET ${listPath(resource)}`;
-  const summary = new Summarizer(resource, where, ctx.maxRecords);
+  const summary = new Summarizer(resource, where, ctx.maxRecords, undefined, new ItemDigests());
   const sent = redacts(resource, ctx.redact) ? undefined : new Reindenter(['id', ...KEPT[resource]]);
   const staged = await stageEnvelope({
-    writer: ctx.writer,
+    next: ctx.next,
     file: listFile(resource),
     key: resource,
     where,
@@ -180,6 +230,7 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
       summary.findings.push(...decodingFindings(resource, item.id, element.bytes, item, element.keys));
       return { value: redactRecord(resource, item, ctx.redact) };
     },
+    onPublished: (bytes) => summary.published(bytes),
   });
   return { summary, staged };
 }
@@ -197,33 +248,30 @@ async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffe
  */
 export async function pullList(resource: ResourceName, ctx: ListContext): Promise<ListSummary> {
   const file = listFile(resource);
-  const previous = ctx.writer.previous;
-  const i = previous?.indexOf(file);
-  const validators = i === undefined ? undefined : previous!.validators(i);
-  let staged: StagedStream | undefined;
+  const path = listPath(resource);
+  const { previous, next } = ctx;
+  const validators = previous?.validators(file);
+  let staged: NextStream | undefined;
   const read = async (body: AsyncIterable<Buffer>): Promise<Summarizer> => {
     const result = await stageList(resource, body, ctx);
     staged = result.staged;
     return result.summary;
   };
-  let result = await ctx.client.get(listPath(resource), read, planList(validators));
-  if (result.status === 304) {
-    if (ctx.writer.keep(file, validators)) {
-      try {
-        return await summarizeFile(resource, ctx.writer.readPublished(file), ctx.maxRecords);
-      } catch (error) {
-        // A published list altered on disk: fetch it whole.
-        if (!(error instanceof DamagedFileError) && !(error instanceof ValidationError) && !(error instanceof SyntaxError) && !(error instanceof ScanError)) throw error;
-      }
+  const result = await fetchConditional((asked) => ctx.client.get(path, read, asked), sendable(validators), async () => {
+    if (!next.keep(file, validators)) return undefined;
+    try {
+      return await summarizeFile(resource, previous!.readChecked(file), ctx.maxRecords);
+    } catch (error) {
+      // A published list altered on disk: fetch it whole.
+      if (error instanceof DamagedFileError || error instanceof ValidationError || error instanceof SyntaxError || error instanceof ScanError) return undefined;
+      throw error;
     }
-    result = await ctx.client.get(listPath(resource), read);
-  }
-  if (result.status !== 200) {
-    const status = result.status === 404 ? 404 : 304;
-    throw new HttpStatusError(listPath(resource), status, `GET ${ctx.client.displayUrl}${listPath(resource)} answered ${status}${status === 404 ? ': is the base URL right? It must be the API root, where /servers.json is the server list' : ' to a request that was not conditional'}`);
-  }
+  });
+  if (result.status === 304) return result.kept;
+  if (result.status === 404) throw new HttpStatusError(path, 404, `GET ${ctx.client.displayUrl}${path} answered 404: is the base URL right? It must be the API root, where /servers.json is the server list`);
   await staged!.finish({ etag: result.validators.etag, lastModified: result.validators.lastModified });
-  const j = ctx.writer.entries.indexOf(file)!;
-  const same = i !== undefined && ctx.writer.entries.sameBytes(j, previous!, i);
+  const j = next.entries.indexOf(file)!;
+  const i = previous?.table.indexOf(file);
+  const same = i !== undefined && next.entries.sameBytes(j, previous!.table, i);
   return result.value.finish(!same);
 }

@@ -5,13 +5,13 @@
  * item; the record thread answers with the findings and the file to publish. Both sides of the
  * exchange are in this module; record-thread.ts is the thread's entry.
  */
-import { Worker } from 'node:worker_threads';
 import { BodyFault, ValidationError } from '../errors.js';
 import { MAX_DEPTH, TooDeepError } from '../json/scan.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import type { ResourceName } from '../spec/resources.js';
 import type { Finding } from '../validate/findings.js';
 import { packBytes, unpackBytes, WorkerBatches } from '../util/worker-batches.js';
+import { startWorker } from '../util/worker.js';
 import { checkPulledRecord, type CheckedRecord, type RecordJob } from './record.js';
 
 /** The jobs of a batch: each body and item end to end in one buffer (body, item, body, item, ...). */
@@ -76,12 +76,6 @@ export function answerBatch(batch: RecordBatch, redact: RedactPolicy | undefined
   return { reply: { answers, buffer, ends }, transfer: [buffer] };
 }
 
-/**
- * The thread's module: built beside this one. The test runner runs the TypeScript sources, which a
- * thread cannot load; there it is the copy the test setup built into dist/.
- */
-const THREAD_MODULE = import.meta.url.endsWith('.ts') ? new URL('../../dist/sync/record-thread.js', import.meta.url) : new URL('./record-thread.js', import.meta.url);
-
 /** The main thread's side: hands records over and gets each one's result. */
 export class RecordChecker {
   readonly #batches: WorkerBatches<RecordJob, CheckedRecord>;
@@ -90,7 +84,7 @@ export class RecordChecker {
     this.#batches = new WorkerBatches({
       name: 'record-checking',
       // Its objects live for one record: a small young generation is enough (the default's cost 25 MB of RSS at 20 000 servers, for no speed).
-      start: () => new Worker(THREAD_MODULE, { workerData: { redact }, resourceLimits: { maxYoungGenerationSizeMb: 4 } }),
+      start: () => startWorker(new URL('./record-thread.js', import.meta.url), { workerData: { redact }, resourceLimits: { maxYoungGenerationSizeMb: 4 } }),
       pack: (jobs) => {
         const { buffer, ends } = packBytes(jobs.flatMap((job) => [job.body, job.item]));
         return { message: { jobs: jobs.map(({ resource, id, path }) => ({ resource, id, path })), buffer, ends } satisfies RecordBatch, transfer: [buffer] };

@@ -12,6 +12,27 @@ import { shareOf, type ShapeFacts } from '../validate/quality.js';
 /** Examples kept per group of findings. */
 const EXAMPLES = 3;
 
+/** Paths kept of the files written and removed: the whole lists can name every file of the snapshot. */
+export const FILE_SAMPLE = 20;
+
+export interface FileCounts {
+  written: number;
+  removed: number;
+  unchanged: number;
+  /** The first paths written and removed, in the manifest's order (at most FILE_SAMPLE each). */
+  sample: { written: string[]; removed: string[] };
+}
+
+/** The counts of what a publish writes and removes, out of `files` in all. */
+export function fileCounts(pending: { written: readonly string[]; removed: readonly string[] }, files: number): FileCounts {
+  return {
+    written: pending.written.length,
+    removed: pending.removed.length,
+    unchanged: files - pending.written.length,
+    sample: { written: pending.written.slice(0, FILE_SAMPLE), removed: pending.removed.slice(0, FILE_SAMPLE) },
+  };
+}
+
 export interface GroupSummary {
   resource: ResourceName;
   field: string;
@@ -53,10 +74,8 @@ export interface SyncResult {
   /** Answers that said the service is overloaded, by status ("429", "503"). */
   overloadAnswers: Record<string, number>;
   findings: FindingsSummary;
-  /** Files staged and placed (for a dry run: that would be). */
-  written: string[];
-  removed: string[];
-  unchanged: number;
+  /** Files written (staged and placed), removed and left as they were; for a dry run, that would be. */
+  files: FileCounts;
   /** Records added, removed and changed against the snapshot this sync replaced. */
   changes: ChangeSet;
   /** Set when the folder held no snapshot before (every record counts as added). */
@@ -91,13 +110,23 @@ export function describeGroup(group: GroupSummary): string {
   return `${group.resource}${group.field ? ` ${group.field}` : ''} ${group.code}: ${group.count} record${group.count === 1 ? '' : 's'} (${(group.share * 100).toFixed(1)}%), e.g. ${examples}`;
 }
 
-/** With `--strict`: the message for findings not accepted, naming the largest group; undefined when none. */
-export function strictProblem(summary: FindingsSummary): string | undefined {
+/** Findings a strict sync refuses: those no accept pattern covers. */
+export interface StrictProblem {
+  count: number;
+  groups: number;
+  message: string;
+  /** The accept patterns that would cover them, largest group first. */
+  patterns: string[];
+}
+
+/** In a strict sync, the findings not accepted, named by their largest group; undefined when none. */
+export function strictProblem(summary: FindingsSummary): StrictProblem | undefined {
   const open = summary.groups.filter((g) => !g.accepted);
   if (open.length === 0) return undefined;
   const count = open.reduce((n, g) => n + g.count, 0);
   const top = open[0]!;
-  return `--strict: ${count} finding${count === 1 ? '' : 's'} not accepted by quality.accept, in ${open.length} group${open.length === 1 ? '' : 's'}; nothing was published. The largest: ${describeGroup(top)} (${CODE_MEANINGS[top.code]}). Fix the data, or accept it: ${acceptHint(open)}`;
+  const message = `strict: ${count} finding${count === 1 ? '' : 's'} not accepted by quality.accept, in ${open.length} group${open.length === 1 ? '' : 's'}; nothing was published. The largest: ${describeGroup(top)} (${CODE_MEANINGS[top.code]}). Fix the data, or accept it: ${acceptHint(open)}`;
+  return { count, groups: open.length, message, patterns: open.map(patternFor) };
 }
 
 /** The one line that tells how to accept groups of findings. */
@@ -108,8 +137,9 @@ export function acceptHint(groups: readonly Pick<GroupSummary, 'resource' | 'fie
 
 /** The record of a run kept in `_meta/last-sync.json`: the result without its long lists. */
 export function lastSyncRecord(result: SyncResult, bootId: string | undefined): Record<string, unknown> {
-  const { written, removed, unchanged, changes, ...rest } = result;
-  return { ...rest, files: { written: written.length, removed: removed.length, unchanged }, changes: countChanges(changes), ...(bootId ? { bootId } : {}) };
+  const { files, changes, ...rest } = result;
+  const { sample: _, ...counts } = files;
+  return { ...rest, files: counts, changes: countChanges(changes), ...(bootId ? { bootId } : {}) };
 }
 
 /** The one-line record of a finished run, as `schedule` prints it and the webhook and metrics use it. */

@@ -30,7 +30,7 @@ export function formatSummary(result: SyncResult, source: string): string {
   lines.push(`  requests ${result.requests} at ${rate}/s (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
   lines.push(`  ${concurrencyLine(result)}`);
   const files = result.status === 'dry-run' ? 'would write' : 'files';
-  lines.push(`  ${files} ${result.written.length}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.removed.length}${result.status === 'dry-run' ? '' : ' removed'}, ${result.unchanged} unchanged`);
+  lines.push(`  ${files} ${result.files.written}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.files.removed}${result.status === 'dry-run' ? '' : ' removed'}, ${result.files.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);
   lines.push(...formatFindings(result));
   return `${lines.join('\n')}\n`;

@@ -7,7 +7,9 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commit, journalPath, recover, stagingDir, type Journal } from '../../src/publish/journal.js';
 import { readManifest } from '../../src/snapshot/manifest-read.js';
-import { SnapshotWriter, type PublishResult } from '../../src/publish/writer.js';
+import { NextSnapshot } from '../../src/publish/next.js';
+import { pendingOf, prepareJournal, publishFiles, stageManifest, type Pending } from '../../src/publish/publish.js';
+import { PublishedSnapshot } from '../../src/snapshot/published.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/snapshot/paths.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -25,18 +27,23 @@ const newFiles = new Map([
 ]);
 
 /** Publishes `files` into `dir` as one snapshot, writing only what changed. */
-async function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>): Promise<PublishResult> {
-  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-  for (const [path, bytes] of files) await writer.put(path, bytes);
-  return writer.commit();
+function publishSnapshot(dir: string, files: ReadonlyMap<string, Buffer>): Promise<Pending> {
+  return publishFiles(dir, files.keys(), async (path) => files.get(path)!);
+}
+
+/** Stages `files` as the next snapshot of `dir` and returns the journal that would publish it, unapplied. */
+async function journalOf(dir: string, files: ReadonlyMap<string, Buffer>, sign?: () => Buffer): Promise<Journal> {
+  const manifest = await readManifest(dir);
+  const next = await NextSnapshot.open(dir, manifest && PublishedSnapshot.of(dir, manifest));
+  for (const [path, bytes] of files) await next.put(path, bytes);
+  const staged = await stageManifest(next);
+  return (await prepareJournal(next, { manifest: staged, pending: pendingOf(next, staged.order), meta: new Map(), sign }))!;
 }
 
 /** Publishes the old snapshot, then stages the new one over it and returns its journal, unapplied. */
 async function stagedOverOld(dir: string, files: ReadonlyMap<string, Buffer> = newFiles): Promise<Journal> {
   await publishSnapshot(dir, oldFiles);
-  const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-  for (const [path, bytes] of files) await writer.put(path, bytes);
-  return (await writer.prepare()).journal!;
+  return journalOf(dir, files);
 }
 
 function readAll(dir: string, files: Map<string, Buffer>): boolean {
@@ -75,9 +82,7 @@ describe('journal recovery', () => {
     const dir = tempDir();
     await publishSnapshot(dir, oldFiles);
     const signature = Buffer.from('{"signature":2}\n');
-    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
-    for (const [path, bytes] of newFiles) await writer.put(path, bytes);
-    const { journal } = await writer.prepare({ sign: () => signature });
+    const journal = await journalOf(dir, newFiles, () => signature);
     expect(journal!.puts.map((p) => p.path).slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
     await commit(dir, journal!);
     for (const put of journal!.puts.slice(0, -1)) {
@@ -98,10 +103,7 @@ describe('journal recovery', () => {
       ['e', 'folder'],
       [MANIFEST_FILE, 'file'],
     ]);
-    const fresh = tempDir();
-    const writer = await SnapshotWriter.open(fresh, undefined);
-    for (const [path, bytes] of newFiles) await writer.put(path, bytes);
-    const first = (await writer.prepare()).journal!;
+    const first = await journalOf(tempDir(), newFiles);
     expect(first.puts.map((p) => p.path)).toEqual(['a.json', 'd', 'e', MANIFEST_FILE]);
   });
 

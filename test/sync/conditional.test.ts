@@ -22,7 +22,7 @@ describe('conditional requests', () => {
     const second = await syncInto(upstream, out);
     expect(second.notModified).toBe(second.requests);
     expect(second.bytesReceived).toBe(0);
-    expect(second.written).toEqual([]);
+    expect(second.files.written).toBe(0);
     const after = await treeState(out);
     before.delete('_meta/last-sync.json');
     after.delete('_meta/last-sync.json');
@@ -51,7 +51,7 @@ describe('conditional requests', () => {
     const good = readFileSync(file);
     writeFileSync(file, good.toString('utf8').replace('"servers"', '"servers" ').replace(/\n$/, ''));
     const result = await syncInto(upstream, out);
-    expect(result.written).toEqual(['servers.json']);
+    expect(result.files.sample.written).toEqual(['servers.json']);
     expect(readFileSync(file).equals(good)).toBe(true);
   });
 
@@ -75,7 +75,7 @@ describe('conditional requests', () => {
     const good = readFileSync(file);
     rmSync(file);
     const result = await syncInto(upstream, out);
-    expect(result.written).toEqual([name]);
+    expect(result.files.sample.written).toEqual([name]);
     expect(readFileSync(file).equals(good)).toBe(true);
   });
 
@@ -90,7 +90,7 @@ describe('conditional requests', () => {
     const lastSync = join(out, '_meta', 'last-sync.json');
     writeFileSync(lastSync, readFileSync(lastSync, 'utf8').replace(/"bootId": "[^"]*"/, '"bootId": "an-earlier-boot"'));
     const result = await syncInto(upstream, out);
-    expect(result.written).toEqual([name]);
+    expect(result.files.sample.written).toEqual([name]);
     expect(readFileSync(file).equals(good)).toBe(true);
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   });
@@ -141,7 +141,7 @@ describe('conditional requests', () => {
     writeFileSync(cacheFile, JSON.stringify({ ...cache, entries: cache.entries.map((entry) => entry && [entry[0], entry[1], null]) }));
     const second = await syncInto(upstream, out);
     expect(second.requests - second.notModified).toBe(records);
-    expect(second.written).toEqual([]);
+    expect(second.files.written).toBe(0);
     const third = await syncInto(upstream, out);
     expect(third.notModified).toBe(third.requests);
   });

@@ -96,7 +96,7 @@ describe('sync failures', () => {
     try {
       const strict = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--strict', '--allow-mass-removal'], { env });
       expect(strict.code).toBe(1);
-      expect(strict.stderr).toMatch(/--strict: 1 finding not accepted by quality\.accept.*nothing was published\. The largest: applications name null: 1 record \(100\.0%\), e\.g\. 1/);
+      expect(strict.stderr).toMatch(/strict: 1 finding not accepted by quality\.accept.*nothing was published\. The largest: applications name null: 1 record \(100\.0%\), e\.g\. 1/);
       expect(strict.stderr).toMatch(/"applications\.name:null"/);
       expect(await treeState(out)).toEqual(before);
       const lenient = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--allow-mass-removal'], { env });

@@ -8,10 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/fetch/client.js';
 import { listFile } from '../../src/snapshot/paths.js';
-import { SnapshotWriter } from '../../src/publish/writer.js';
+import { NextSnapshot } from '../../src/publish/next.js';
 import type { RedactPolicy } from '../../src/redact/policy.js';
 import type { ResourceName } from '../../src/spec/resources.js';
-import { pullList, type ListSummary } from '../../src/sync/lists.js';
+import { forEachItem } from '../../src/json/scan.js';
+import { itemDigest, pullList, type ListSummary } from '../../src/sync/lists.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** Items as a service may write them: plain, spaced, escaped, repeated keys, numbers beyond a double, bytes not UTF-8. */
@@ -46,20 +47,28 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** Pulls one list into a new folder's staging; its summary (as plain data) and the staged file. */
 async function pull(resource: ResourceName, redact: RedactPolicy | undefined): Promise<{ summary: Record<string, unknown>; file: string; names: ListSummary['names'] }> {
-  const writer = await SnapshotWriter.open(tempDir(), undefined);
+  const next = await NextSnapshot.open(tempDir(), undefined);
   const client = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 2, adaptive: false, timeoutMs: 5_000, deadlineMs: 30_000, maxBodyBytes: 1_000_000, retry: { retries: 0, baseMs: 1, maxMs: 5 } });
   try {
-    const list = await pullList(resource, { client, writer, redact, maxRecords: 1000 });
+    const list = await pullList(resource, { client, previous: undefined, next, redact, maxRecords: 1000 });
     const chunks: Buffer[] = [];
-    for await (const chunk of writer.readStream(listFile(resource))!) chunks.push(chunk);
+    for await (const chunk of next.readStream(listFile(resource))!) chunks.push(chunk);
     const ids = Array.from({ length: list.ids.length }, (_, n) => list.ids.at(n));
     return {
-      summary: { ids, members: ids.map((id) => list.members.has(id)), types: [...list.types].sort(), refs: Array.from({ length: list.refs.length }, (_, n) => list.refs.at(n)), findings: list.findings, names: list.names.size },
+      summary: {
+        ids,
+        members: ids.map((id) => list.members.has(id)),
+        types: [...list.types].sort(),
+        refs: Array.from({ length: list.refs.length }, (_, n) => list.refs.at(n)),
+        findings: list.findings,
+        names: list.names.size,
+        digests: ids.map((_, n) => list.digests!.text(n)),
+      },
       file: Buffer.concat(chunks).toString('utf8'),
       names: list.names,
     };
   } finally {
-    await writer.discard();
+    await next.staging.discard();
     await client.close();
   }
 }
@@ -86,5 +95,20 @@ describe('a list', () => {
     expect(databases.summary.refs).toEqual(['["plain","q\\"uote/slash"]', 'null', 'null', '["a","b"]', '["x"]']);
     const appservers = await pull('appservers', undefined);
     expect(appservers.summary.refs).toEqual(['"s1"', '{"nested":[1,2.5]}', 'null', '"s/1"']);
+  });
+
+  it('digests each item as it is published, so a record is checked against the item its file holds', async () => {
+    for (const resource of ['servers', 'databases', 'appservers'] as const) {
+      const { file, summary } = await pull(resource, undefined);
+      const published: string[] = [];
+      await forEachItem(
+        (async function* () {
+          yield Buffer.from(file);
+        })(),
+        resource,
+        (element) => published.push(itemDigest(element.bytes)),
+      );
+      expect(summary.digests, resource).toEqual(published);
+    }
   });
 });

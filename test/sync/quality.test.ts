@@ -76,7 +76,7 @@ describe('a realistic service', () => {
     const strict = await runCli([...base, '--strict', '--warnings-file', warnings]);
     expect(strict.code).toBe(1);
     const line = strict.stderr.trim().split('\n').at(-1)!;
-    expect(line).toContain('--strict:');
+    expect(line).toContain('strict: ');
     expect(line).toContain('nothing was published');
     const largest = [...report.findings].sort((a, b) => b.ids.length - a.ids.length)[0]!;
     expect(line).toContain(`${largest.ids.length} `);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeJson } from '../../src/json/encode.js';
-import { SnapshotWriter } from '../../src/publish/writer.js';
+import { NextSnapshot } from '../../src/publish/next.js';
 import { stageEnvelope } from '../../src/sync/envelope.js';
 import { createRng } from '../../src/upstream/random.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -16,12 +16,12 @@ async function* chunked(bytes: Buffer, next: () => number): AsyncGenerator<Buffe
 
 describe('a list streamed into its staged file', () => {
   it('is byte for byte what encodeJson writes for the whole body, items far larger than a write batch included', async () => {
-    const writer = await SnapshotWriter.open(tempDir(), undefined);
+    const writer = await NextSnapshot.open(tempDir(), undefined);
     const next = createRng(3).next;
     const servers = Array.from({ length: 3000 }, (_, n) => ({ id: String(n), name: `höst-${n}`, notes: n % 1000 === 7 ? 'ü€'.repeat(120_000) : 'x'.repeat(Math.floor(next() * 400)) }));
     const body = { total: servers.length, servers, next: null };
     const staged = await stageEnvelope({
-      writer,
+      next: writer,
       file: 'servers.json',
       key: 'servers',
       where: 'GET /servers.json',
@@ -30,6 +30,6 @@ describe('a list streamed into its staged file', () => {
     });
     await staged.finish();
     expect((await writer.read('servers.json'))!.equals(encodeJson(body))).toBe(true);
-    await writer.discard();
+    await writer.staging.discard();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The writer remembers what it staged by table index. A file put again (a list rewritten without
+ * The new snapshot remembers what it staged by table index. A file put again (a list rewritten without
  * records that answered 404) may move to another index: what is staged, read back and published
  * must follow the last put.
  */
@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/snapshot/manifest-read.js';
-import { SnapshotWriter } from '../../src/publish/writer.js';
+import { NextSnapshot } from '../../src/publish/next.js';
+import { pendingOf, publish, publishFiles, stageManifest } from '../../src/publish/publish.js';
+import { PublishedSnapshot } from '../../src/snapshot/published.js';
 import { BitSet } from '../../src/util/bit-set.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -16,11 +18,9 @@ const bytes = (text: string): Buffer => Buffer.from(`${text}\n`);
 describe('staged files', () => {
   it('follow the last put of a path, whether it then matches the published file or not', async () => {
     const dir = tempDir();
-    const first = await SnapshotWriter.open(dir, undefined);
-    for (const name of ['a', 'b', 'c', 'd']) await first.put(`${name}.json`, bytes(name));
-    await first.commit();
+    await publishFiles(dir, ['a', 'b', 'c', 'd'].map((name) => `${name}.json`), async (path) => bytes(path.replace('.json', '')));
 
-    const writer = await SnapshotWriter.open(dir, await readManifest(dir));
+    const writer = await NextSnapshot.open(dir, PublishedSnapshot.of(dir, (await readManifest(dir))!));
     // As published, then changed: staged.
     await writer.put('a.json', bytes('a'));
     await writer.put('a.json', bytes('a2'), { replace: true });
@@ -34,12 +34,12 @@ describe('staged files', () => {
     await writer.put('e.json', bytes('e'));
     await writer.put('e.json', bytes('e2'), { replace: true });
 
-    expect(writer.pending()).toEqual({ written: ['a.json', 'e.json'], removed: ['d.json'] });
+    expect(pendingOf(writer)).toEqual({ written: ['a.json', 'e.json'], removed: ['d.json'] });
     expect((await writer.read('a.json'))?.toString()).toBe('a2\n');
     expect((await writer.read('b.json'))?.toString()).toBe('b\n');
     expect((await writer.read('c.json'))?.toString()).toBe('c\n');
-    const result = await writer.commit();
-    expect(result).toMatchObject({ written: ['a.json', 'e.json'], removed: ['d.json'], unchanged: 2 });
+    const manifest = await stageManifest(writer);
+    expect(await publish(writer, { manifest, pending: pendingOf(writer, manifest.order), meta: new Map() })).toBe(true);
     for (const [name, text] of [['a', 'a2'], ['b', 'b'], ['c', 'c'], ['e', 'e2']]) expect(readFileSync(join(dir, `${name}.json`), 'utf8')).toBe(`${text}\n`);
   });
 

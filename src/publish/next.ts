@@ -1,0 +1,175 @@
+/**
+ * The new snapshot while a run builds it: its file table (path → sha256, size, validators) and,
+ * for each file, whether its bytes are staged or already in the folder. Only what changed is
+ * staged: a file the folder already holds with the same bytes (the previous manifest says so and
+ * it is still whole) is recorded, not written. The previous snapshot is only read here (see
+ * snapshot/published.ts); publish.ts turns the result into one journal.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { NameCollisionError } from '../errors.js';
+import { sha256 } from '../snapshot/manifest.js';
+import { isOutsideSnapshot, WORK_DIR } from '../snapshot/paths.js';
+import type { PublishedSnapshot } from '../snapshot/published.js';
+import { FileTable, type Validators } from '../snapshot/table.js';
+import { BitSet } from '../util/bit-set.js';
+import { Staging, type StagedStream } from './staging.js';
+
+/** A file streamed into the new snapshot: written piece by piece, then finished with its validators. */
+export interface NextStream {
+  write(piece: string | Buffer): Promise<void>;
+  finish(validators?: Validators): Promise<void>;
+  abort(): Promise<void>;
+}
+
+interface PutOptions {
+  validators?: Validators | undefined;
+  /** A file put earlier in this run may be put again (a list rewritten without gone records); else a second file under one name is an error. */
+  replace?: boolean;
+  /** The bytes' digest (hex), when the caller has it already (made on the record thread). */
+  sha256?: string;
+}
+
+export class NextSnapshot {
+  readonly dir: string;
+  /** The snapshot this one replaces (undefined: the folder has none). */
+  readonly previous: PublishedSnapshot | undefined;
+  readonly staging: Staging;
+  readonly #entries: FileTable;
+  /** The entries of #entries staged in this run, by index. */
+  readonly #staged = new BitSet();
+  /** The folder held nothing before (no manifest, no files): nothing to compare with. */
+  readonly #fresh: boolean;
+
+  private constructor(dir: string, previous: PublishedSnapshot | undefined, staging: Staging, fresh: boolean) {
+    this.dir = dir;
+    this.previous = previous;
+    this.staging = staging;
+    // Derived from the previous table: what stays as it was costs a bit, not a copy.
+    this.#entries = previous ? FileTable.over(previous.table) : new FileTable();
+    this.#fresh = fresh;
+  }
+
+  /** A new snapshot of `dir` (locked by the caller, recovered) replacing `previous`. */
+  static async open(dir: string, previous: PublishedSnapshot | undefined): Promise<NextSnapshot> {
+    // A folder holding no file of a snapshot has nothing to compare new files with.
+    const fresh = !previous && (await readdir(dir)).every((name) => name === WORK_DIR || isOutsideSnapshot(name));
+    return new NextSnapshot(dir, previous, await Staging.open(dir), fresh);
+  }
+
+  /** The files of the new snapshot so far, with hash, size and validators. */
+  get entries(): FileTable {
+    return this.#entries;
+  }
+
+  /**
+   * About how many files the new snapshot will hold, once the lists tell. A first sync makes room
+   * for them at once; a re-sync's table holds only what changed, and needs none.
+   */
+  expect(files: number): void {
+    if (!this.previous) this.#entries.reserve(files);
+  }
+
+  /** Adds a file, staging its bytes unless the folder holds them already. */
+  async put(path: string, bytes: Buffer, options: PutOptions = {}): Promise<void> {
+    const restaged = this.#claim(path, options.replace);
+    const digest = options.sha256 ?? sha256(bytes);
+    const i = this.#set(path, digest, bytes.length, options.validators);
+    if (restaged) await this.staging.remove(path);
+    if (await this.#holds(path, digest, bytes.length, bytes)) return;
+    await this.staging.put(path, bytes);
+    this.#staged.add(i);
+  }
+
+  /** Streams a file (a list or view of any size) into the snapshot; see Staging.stream. */
+  async stream(path: string, options: { replace?: boolean } = {}): Promise<NextStream> {
+    // A staged copy put earlier is replaced by the rename that finishes this one.
+    this.#claim(path, options.replace);
+    const staged: StagedStream = await this.staging.stream(path);
+    return {
+      write: (piece) => staged.write(piece),
+      finish: async (validators) => {
+        const { sha256: digest, size } = await staged.finish();
+        const hex = digest.toString('hex');
+        const i = this.#set(path, digest, size, validators);
+        if (await this.#holds(path, hex, size)) await this.staging.remove(path);
+        else this.#staged.add(i);
+      },
+      abort: () => staged.abort(),
+    };
+  }
+
+  /**
+   * Keeps a file of the previous snapshot as it is (the service answered 304, or nothing it
+   * depends on changed). False when the previous snapshot does not have it whole: then the caller
+   * fetches or builds the bytes and puts them.
+   */
+  keep(path: string, validators?: Validators): boolean {
+    const previous = this.previous;
+    const i = previous?.table.indexOf(path);
+    if (i === undefined || !previous!.intact(path)) return false;
+    // A copy staged earlier in this run (none in practice) is left out of the publish by unstaging it.
+    this.#claim(path, true);
+    this.#unstage(path);
+    const j = this.#entries.copyFrom(previous!.table, i, path);
+    if (validators) this.#entries.setValidators(j, validators);
+    return true;
+  }
+
+  /** Whether `path` is staged in this run. */
+  isStaged(path: string): boolean {
+    const i = this.#entries.indexOf(path);
+    return i !== undefined && this.#staged.has(i);
+  }
+
+  /** Whether entry `i` of the table is staged. */
+  stagedAt(i: number): boolean {
+    return this.#staged.has(i);
+  }
+
+  /** A file of the new snapshot as a stream of chunks: its staged copy, or the folder's; undefined when it has none. */
+  readStream(path: string): AsyncIterable<Buffer> | undefined {
+    if (this.isStaged(path)) return this.staging.readStream(path);
+    if (!this.#entries.has(path)) return undefined;
+    // Kept or held: the previous snapshot's file, whole when it was taken in (see keep and #holds).
+    return this.previous?.has(path) ? this.previous.readStream(path) : undefined;
+  }
+
+  /** A file's bytes in the new snapshot: staged, or published and still matching the manifest; undefined when neither. */
+  async read(path: string): Promise<Buffer | undefined> {
+    if (this.isStaged(path)) return this.staging.read(path);
+    if (!this.#entries.has(path)) return undefined;
+    return this.previous?.read(path);
+  }
+
+  /** Sets an entry, first forgetting that it was staged (setting it may move it to another index). */
+  #set(path: string, digest: string | Buffer, size: number, validators: Validators | undefined): number {
+    this.#unstage(path);
+    return this.#entries.set(path, digest, size, validators);
+  }
+
+  #unstage(path: string): void {
+    const i = this.#entries.indexOf(path);
+    if (i !== undefined) this.#staged.delete(i);
+  }
+
+  /**
+   * A second file under one name in one run is a collision of two records' names, unless
+   * replacing; returns whether a staged copy of an earlier put is there to be replaced.
+   */
+  #claim(path: string, replace = false): boolean {
+    if (!this.#entries.has(path)) return false;
+    if (!replace) throw new NameCollisionError(`two records or views would both be written to ${path}; the service sent ids that cannot be told apart as file names`);
+    return this.isStaged(path);
+  }
+
+  /** Whether the folder already holds exactly these bytes at `path` (so nothing is staged). */
+  async #holds(path: string, digest: string, size: number, bytes?: Buffer): Promise<boolean> {
+    if (this.#fresh) return false;
+    if (this.previous) return this.previous.holds(path, digest, size);
+    // No manifest (an interrupted first publish, an unpacked folder): compare with the file itself.
+    const existing = await readFile(join(this.dir, path)).catch(() => undefined);
+    if (existing === undefined || existing.length !== size) return false;
+    return bytes ? existing.equals(bytes) : sha256(existing) === digest;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * A snapshot as it is published in a folder, read-only: its files (from the manifest), and reads
+ * of them that are checked against it. Whether a file is still there is known without a stat per
+ * file when the folder was last synced in this boot (one listing per folder: power loss cannot
+ * have cut its files short since, see state/boot.ts), else by its size. A read that finds bytes
+ * other than the manifest's marks the file damaged: it is then never taken as intact again, so
+ * the next snapshot writes it afresh whatever the manifest says.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HashSet } from '../util/string-set.js';
+import { sha256, type ManifestRead } from './manifest.js';
+import type { FileTable, Validators } from './table.js';
+
+/** A published file that no longer holds the bytes its manifest lists: fetch or build it again. */
+export class DamagedFileError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} no longer matches its manifest`);
+  }
+}
+
+/**
+ * Whether `path` is a file (not a link) of `size` bytes. Synchronous on purpose: a stat of a cached
+ * inode takes a microsecond or two, while queueing 36k of them to the thread pool cost a re-sync 0.9 s.
+ */
+function sizeMatches(path: string, size: number): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && stat.size === size;
+  } catch {
+    return false;
+  }
+}
+
+/** The files present in the folders that hold `paths` (one listing per folder, no stat per file), as a compact set. */
+function filesInFolders(dir: string, paths: Iterable<string>): HashSet {
+  const folders = new Set<string>();
+  for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  const listed = HashSet.builder();
+  for (const folder of folders) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(dir, folder), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const prefix = folder ? `${folder}/` : '';
+    for (const entry of entries) if (entry.isFile()) listed.add(prefix + entry.name);
+  }
+  return listed.build();
+}
+
+const CHUNK = 1024 * 1024;
+
+export class PublishedSnapshot {
+  readonly dir: string;
+  readonly table: FileTable;
+  /** The sha256 of the manifest's bytes (what run metadata is bound to). */
+  readonly manifestSha256: string;
+  /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
+  readonly #listed: HashSet | undefined;
+  readonly #damaged = new Set<string>();
+
+  private constructor(dir: string, manifest: ManifestRead, listed: HashSet | undefined) {
+    this.dir = dir;
+    this.table = manifest.table;
+    this.manifestSha256 = manifest.sha256;
+    this.#listed = listed;
+  }
+
+  /** The snapshot of `dir` as `manifest` lists it; `sameBoot`: last synced in this boot (see above). */
+  static of(dir: string, manifest: ManifestRead, options: { sameBoot?: boolean } = {}): PublishedSnapshot {
+    return new PublishedSnapshot(dir, manifest, options.sameBoot ? filesInFolders(dir, manifest.table.paths()) : undefined);
+  }
+
+  has(path: string): boolean {
+    return this.table.has(path);
+  }
+
+  validators(path: string): Validators | undefined {
+    const i = this.table.indexOf(path);
+    return i === undefined ? undefined : this.table.validators(i);
+  }
+
+  /** Whether the published file at `path` is listed and still there, whole (by listing or size). */
+  intact(path: string): boolean {
+    const i = this.table.indexOf(path);
+    if (i === undefined || this.#damaged.has(path)) return false;
+    return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.dir, path), this.table.fileSize(i));
+  }
+
+  /** Whether the folder holds exactly these bytes (by digest and size) at `path`, intact. */
+  holds(path: string, digest: string, size: number): boolean {
+    return !this.#damaged.has(path) && this.table.matches(path, digest, size) && this.intact(path);
+  }
+
+  /** A published file as a stream of chunks, as it is (a file the caller knows to be whole). */
+  readStream(path: string): AsyncIterable<Buffer> {
+    return createReadStream(join(this.dir, path), { highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
+  }
+
+  /**
+   * A published file as a stream of chunks, checked against the manifest as it is read: at the end,
+   * a DamagedFileError when the bytes are not the ones published (the file is then damaged).
+   */
+  async *readChecked(path: string): AsyncGenerator<Buffer> {
+    const i = this.table.indexOf(path);
+    if (i === undefined) throw new DamagedFileError(path);
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(join(this.dir, path), { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+      yield chunk;
+    }
+    if (size !== this.table.fileSize(i) || hash.digest('hex') !== this.table.sha256(i)) {
+      this.#damaged.add(path);
+      throw new DamagedFileError(path);
+    }
+  }
+
+  /** A published file's bytes when they match the manifest, else undefined (and the file is damaged). */
+  async read(path: string): Promise<Buffer | undefined> {
+    const i = this.table.indexOf(path);
+    if (i === undefined) return undefined;
+    const bytes = await readFile(join(this.dir, path)).catch(() => undefined);
+    if (bytes && bytes.length === this.table.fileSize(i) && sha256(bytes) === this.table.sha256(i)) return bytes;
+    this.#damaged.add(path);
+    return undefined;
+  }
+
+  /** Bytes `[at, at + length)` of a published file (one item of a list); a DamagedFileError when they are not there. */
+  async readRange(path: string, at: number, length: number): Promise<Buffer> {
+    const handle = await open(join(this.dir, path), 'r').catch(() => undefined);
+    if (!handle) throw new DamagedFileError(path);
+    try {
+      const bytes = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(bytes, 0, length, at);
+      if (bytesRead !== length) throw new DamagedFileError(path);
+      return bytes;
+    } finally {
+      await handle.close();
+    }
+  }
+}

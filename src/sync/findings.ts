@@ -1,0 +1,60 @@
+/**
+ * The findings a run makes once everything is pulled, beside those the pull made as bodies came
+ * in: what was kept unread keeps the findings it had (from the previous quality report), and
+ * references are judged across records once both renderings are known (the published record
+ * carries the single view's value). Pure.
+ */
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { appserverServerFindings, databaseNameFindings, publishedValue, serverNames } from '../validate/crosscheck.js';
+import type { Finding, FindingCode } from '../validate/findings.js';
+import { replayFindings, type Quality } from '../validate/quality.js';
+import type { Shape } from '../validate/record.js';
+import type { ListSummary } from './lists.js';
+import type { Pulled } from './pull.js';
+
+/** The previous snapshot's findings about what this run kept unread: records not read again, views kept on a 304. */
+export function carriedFindings(previous: Quality, lists: Record<ResourceName, ListSummary>, pulled: Pulled): Finding[] {
+  const carried: Finding[] = [];
+  replayFindings(previous, (finding) => carried.push(finding), (resource, id) => lists[resource].members.has(id) && !pulled.reread[resource].has(id));
+  for (const group of previous.findings) {
+    if (group.code !== 'not_in_list' || !pulled.keptViews.has(`${group.resource}\u0000${group.field}`)) continue;
+    for (const id of group.ids) carried.push({ resource: group.resource, id, field: group.field, code: 'not_in_list' });
+  }
+  return carried;
+}
+
+/** The fields only one rendering carries, from the records read, plus the previous report's where records were kept unread. */
+export function shapesWithCarried(shapes: ReadonlyMap<ResourceName, Shape>, previous: Quality | undefined, lists: Record<ResourceName, ListSummary>, pulled: Pulled): Map<ResourceName, Shape> {
+  const out = new Map<ResourceName, Shape>();
+  for (const [resource, shape] of shapes) out.set(resource, { listOnly: new Set(shape.listOnly), singleOnly: new Set(shape.singleOnly) });
+  if (!previous) return out;
+  for (const resource of RESOURCE_NAMES) {
+    const before = previous.shape[resource];
+    if (!before || pulled.reread[resource].size === lists[resource].ids.length) continue;
+    const shape = out.get(resource) ?? { listOnly: new Set<string>(), singleOnly: new Set<string>() };
+    for (const field of before.listOnly) shape.listOnly.add(field);
+    for (const field of before.singleOnly) shape.singleOnly.add(field);
+    out.set(resource, shape);
+  }
+  return out;
+}
+
+/** Reads the view_mismatch values the run found for a field (the single view's value is the published one). */
+type Mismatches = (resource: ResourceName, field: string, code: FindingCode) => ReadonlyMap<string, unknown>;
+
+/** Dangling references: appservers to servers by id, databases to servers by name. */
+export function crossCheckFindings(lists: Record<ResourceName, ListSummary>, mismatches: Mismatches): Finding[] {
+  const found: Finding[] = [];
+  const names = serverNames(lists.servers.names, mismatches('servers', 'name', 'view_mismatch'));
+  const serverIds = mismatches('appservers', 'server_id', 'view_mismatch');
+  const serverNameLists = mismatches('databases', 'server_names', 'view_mismatch');
+  for (let n = 0; n < lists.appservers.ids.length; n++) {
+    const id = lists.appservers.ids.at(n);
+    found.push(...appserverServerFindings({ id, server_id: publishedValue(serverIds, id, JSON.parse(lists.appservers.refs.at(n))) }, lists.servers.members));
+  }
+  for (let n = 0; n < lists.databases.ids.length; n++) {
+    const id = lists.databases.ids.at(n);
+    found.push(...databaseNameFindings({ id, server_names: publishedValue(serverNameLists, id, JSON.parse(lists.databases.refs.at(n))) }, names));
+  }
+  return found;
+}

@@ -1,0 +1,67 @@
+/**
+ * Files written whole or not at all. A new file is created exclusively and never through a link
+ * (O_CREAT | O_EXCL | O_NOFOLLOW): a link planted under its name makes the write fail instead of
+ * following it out of the folder. A file is replaced by writing such a new file beside it, under
+ * an unguessable name, and renaming it over the old one, so a reader sees one or the other.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import fs from 'fs-extra';
+
+/** What a file is written from: bytes, text, or pieces of either in order. */
+export type Content = string | Buffer | Iterable<string | Buffer>;
+
+/** open(2) flags of a new file: created here, never an existing one, never through a link. */
+export const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** A name beside `file` for its replacement while it is written: nobody can plant a link there in advance. */
+export function tempBeside(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+function pieces(content: Content): Iterable<string | Buffer> {
+  return typeof content === 'string' || Buffer.isBuffer(content) ? [content] : content;
+}
+
+/** Writes `content` into the new file `path` (which must not exist); resolves to the sha256 (hex) of what was written. */
+export async function writeNew(path: string, content: Content, mode = 0o666): Promise<string> {
+  const hash = createHash('sha256');
+  const fd = await fs.open(path, NEW_FILE, mode);
+  try {
+    for (const piece of pieces(content)) {
+      const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+      hash.update(bytes);
+      await fs.write(fd, bytes);
+    }
+  } finally {
+    await fs.close(fd);
+  }
+  return hash.digest('hex');
+}
+
+interface ReplaceOptions {
+  mode?: number;
+  /** Leave the file untouched (same mtime) when it already holds exactly these bytes. */
+  unlessSame?: boolean;
+}
+
+/** Replaces `file` whole with `content`; resolves to the sha256 (hex) of the content. Nothing is left behind on failure. */
+export async function replaceFile(file: string, content: Content, options: ReplaceOptions = {}): Promise<string> {
+  const temp = tempBeside(file);
+  try {
+    const digest = await writeNew(temp, content, options.mode);
+    if (options.unlessSame) {
+      const existing = await fs.readFile(file).catch(() => undefined);
+      if (existing && createHash('sha256').update(existing).digest('hex') === digest) {
+        await fs.rm(temp, { force: true });
+        return digest;
+      }
+    }
+    await fs.rename(temp, file);
+    return digest;
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
