@@ -18,7 +18,7 @@ import { alertRun } from '../notify/alert.js';
 import { holdOutput } from '../publish/output.js';
 import { loadPrivateKey } from '../sign/keys.js';
 import { writeMetrics } from '../state/metrics.js';
-import { sync, type SyncOptions } from '../sync/index.js';
+import { runSync, type SyncRun } from '../sync/index.js';
 import { runRecord, type SyncResult } from '../sync/result.js';
 import { registerSecret } from '../util/secrets.js';
 
@@ -46,7 +46,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
 /** A sync as the command line, the environment and the config describe it. */
 interface SyncJob {
   /** What the domain's sync gets (everything but the run's log, progress and signal). */
-  options: Omit<SyncOptions, 'log' | 'progress' | 'signal' | 'held'>;
+  options: Omit<SyncRun, 'log' | 'progress' | 'signal' | 'held'>;
   git: Config['git'];
   notify: NotifySettings;
   /** Absolute paths. */
@@ -106,7 +106,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
       accept: config.quality.accept,
       changesKeep: config.changes.keep,
       browser: config.browser.enabled,
-      signKey: keyFile ? loadPrivateKey(keyFile, '--sign-key') : undefined,
+      signingKey: keyFile ? loadPrivateKey(keyFile, '--sign-key') : undefined,
       allowMassRemoval: Boolean(parsed.values['allow-mass-removal']),
       allowNonEmpty: Boolean(parsed.values['allow-nonempty']),
       dryRun: Boolean(parsed.values['dry-run']),
@@ -137,7 +137,7 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
     if (held.lock.warning) output.warn(held.lock.warning);
     let published = false;
     try {
-      result = await sync({ ...job.options, held, log: output, progress: output.progress, signal });
+      result = await runSync({ ...job.options, held, log: output, progress: output.progress, signal });
       published = result.status !== 'dry-run';
       if (job.report) await writeReport(job.report, result.changes);
       if (job.git.commit && result.status !== 'dry-run') {

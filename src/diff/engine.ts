@@ -10,35 +10,10 @@ import { decodeSegment, parseRecordFile } from '../snapshot/paths.js';
 import type { FileTable } from '../snapshot/table.js';
 import { compareIds } from '../spec/ids.js';
 import type { Quality } from '../validate/quality.js';
+import type { ChangeSet, FieldChange } from './change-set.js';
+
+export type { ChangeSet, FieldChange, FindingDelta, ResourceChanges } from './change-set.js';
 import { isPlainObject, sameJson } from '../util/json-value.js';
-
-/** One field that differs: `old` or `new` is absent when the field is missing on that side. */
-export interface FieldChange {
-  path: string;
-  old?: unknown;
-  new?: unknown;
-}
-
-/** The changes of one resource; ids sorted, `fields` keyed by changed id, `names` by any id it names. */
-export interface ResourceChanges {
-  added: string[];
-  removed: string[];
-  changed: string[];
-  fields: Record<string, FieldChange[]>;
-  /** The record's name where it has one (a change set read by people names records by both). */
-  names: Record<string, string>;
-  /** Data-quality findings that appeared or were fixed between the two snapshots. */
-  findings: { appeared: FindingDelta[]; fixed: FindingDelta[] };
-}
-
-/** The records of one field and code that gained or lost a finding. */
-export interface FindingDelta {
-  field: string;
-  code: string;
-  ids: string[];
-}
-
-export type ChangeSet = Record<ResourceName, ResourceChanges>;
 
 /** Record files that differ between two snapshots, per resource, as relative paths. */
 export type PathChanges = Record<ResourceName, { added: string[]; removed: string[]; changed: string[] }>;

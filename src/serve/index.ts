@@ -51,12 +51,20 @@ export interface ServeOptions {
   streamAboveBytes?: number;
 }
 
+/** The snapshot a server answers from. */
+export interface ServedSnapshot {
+  /** When it was published (its manifest's time: the Last-Modified of every answer). */
+  publishedAt: Date;
+  /** The files its manifest lists. */
+  files: number;
+}
+
 /** A running server. */
 export interface RunningServe {
   url: string;
   port: number;
   /** The snapshot being served now. */
-  snapshot(): Snapshot;
+  snapshot(): ServedSnapshot;
   /** Checks for a new snapshot at once instead of waiting for the next poll. */
   refresh(): Promise<void>;
   close(): Promise<void>;
@@ -147,7 +155,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   return {
     url,
     port,
-    snapshot: watch.current,
+    snapshot: () => {
+      const current = watch.current();
+      return { publishedAt: current.lastModified, files: current.fileCount };
+    },
     refresh: watch.check,
     close: () =>
       new Promise<void>((done, fail) => {

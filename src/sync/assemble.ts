@@ -15,7 +15,8 @@ import { CHANGES_FILE, QUALITY_FILE } from '../snapshot/paths.js';
 import type { FileTable } from '../snapshot/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { FindingGroup } from '../validate/findings.js';
-import { encodeQuality, qualityReport, type Quality, type ShapeFacts } from '../validate/quality.js';
+import { encodeQuality, qualityReport, type Quality } from '../validate/quality.js';
+import type { ShapeFacts } from '../validate/findings.js';
 import { strictProblem, summarizeFindings, type FindingsSummary, type StrictProblem } from './result.js';
 
 /** A resource that would lose more of its records than sync.massRemoval allows. */

@@ -5,9 +5,9 @@
  * assembles the new snapshot's own files and decides whether it may be published; and publishes
  * it through one journal. The folder is touched only then: a failure before leaves it as it was.
  */
-import type { z } from 'zod';
-import { configSchema, filtersSchema, syncSchema, type Config } from '../config/schema.js';
-import type { redactSchema } from '../redact/policy.js';
+import { resolve } from 'node:path';
+import type { FilterValuesInput, RedactionInput, SyncSettingsInput } from '../config/public.js';
+import { configSchema, type Config } from '../config/schema.js';
 import { AbortedError, ConfigError, MassRemovalError, StrictError } from '../errors.js';
 import { Client } from '../fetch/client.js';
 import { planViews } from '../index/views.js';
@@ -16,7 +16,7 @@ import { recover } from '../publish/journal.js';
 import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
 import { pendingOf, publish, stageManifest } from '../publish/publish.js';
-import type { LoadedKey } from '../sign/keys.js';
+import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
 import { displayUrl, encodeLastSync } from '../snapshot/last-sync.js';
@@ -49,19 +49,19 @@ export interface SyncOptions {
   /** The output folder (absolute, or relative to the working directory). */
   out: string;
   /** The config's `sync` section (concurrency, retries, timeouts, strict, limits); defaults inside. */
-  settings?: z.input<typeof syncSchema>;
+  settings?: SyncSettingsInput;
   /** Values to precompute for the filters that cannot be discovered (config `filters`). */
-  filters?: z.input<typeof filtersSchema>;
+  filters?: FilterValuesInput;
   /** Fields removed or masked before anything is written (config `redact`). */
-  redact?: z.input<typeof redactSchema>;
+  redact?: RedactionInput;
   /** Accepted deviations (config `quality.accept`): counted, never warned about, not failing a strict sync. */
   accept?: readonly string[];
   /** Change sets kept in _meta/changes.json (config changes.keep). */
   changesKeep?: number;
   /** Also write the offline page (index.html, _browser/). */
   browser?: boolean;
-  /** Signs each published manifest into _meta/manifest.sig. */
-  signKey?: LoadedKey;
+  /** An Ed25519 private key file (from `keygen`): each published manifest is signed into _meta/manifest.sig. */
+  signKey?: string;
   /** Publish even when a resource loses more than sync.massRemoval.maxShare of its records. */
   allowMassRemoval?: boolean;
   /** Publish into a folder that holds files but no snapshot. */
@@ -70,16 +70,20 @@ export interface SyncOptions {
   dryRun?: boolean;
   /** Writes every finding to this file, one JSON object per line. */
   warningsFile?: string;
-  /** The folder, made ready and locked by the caller (to commit the snapshot to git before letting go). */
-  held?: HeldOutput;
   log?: Log;
   progress?: Progress;
   /** Stops the sync before it publishes (a shutdown); the folder keeps what it had. */
   signal?: AbortSignal;
 }
 
+/** A sync as the command line runs it: in a folder it holds already (to commit to git before letting go), with the key it loaded up front. */
+export interface SyncRun extends Omit<SyncOptions, 'signKey'> {
+  held?: HeldOutput;
+  signingKey?: LoadedKey | undefined;
+}
+
 /** The options with every default applied; a bad value is a ConfigError naming the setting. */
-function settle(options: SyncOptions): Config {
+function settle(options: SyncRun): Config {
   const result = configSchema.safeParse({
     sync: options.settings ?? {},
     filters: options.filters ?? {},
@@ -95,7 +99,13 @@ function settle(options: SyncOptions): Config {
 }
 
 /** Runs one sync of `options.baseUrl` into `options.out`. */
-export async function sync(options: SyncOptions): Promise<SyncResult> {
+export function sync(options: SyncOptions): Promise<SyncResult> {
+  const { signKey, ...rest } = options;
+  return runSync({ ...rest, signingKey: signKey === undefined ? undefined : loadPrivateKey(resolve(signKey), 'signKey') });
+}
+
+/** Runs one sync as the command line does (see SyncRun). */
+export async function runSync(options: SyncRun): Promise<SyncResult> {
   const config = settle(options);
   const settings = config.sync;
   const log = options.log ?? silentLog;
@@ -222,7 +232,7 @@ export async function sync(options: SyncOptions): Promise<SyncResult> {
         [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256)],
         [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
       ]),
-      sign: options.signKey ? (bytes) => signManifest(bytes, options.signKey!) : undefined,
+      sign: options.signingKey ? (bytes) => signManifest(bytes, options.signingKey!) : undefined,
       signs: signsManifest,
       log: (line) => log.warn(line),
     });

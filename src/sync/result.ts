@@ -3,11 +3,13 @@
  * the changes it made. Built by pure functions from the run's state; `_meta/last-sync.json` is
  * this record without the long lists.
  */
-import { countChanges, type ChangeSet } from '../diff/engine.js';
+import type { ChangeSet } from '../diff/change-set.js';
+import { countChanges } from '../diff/engine.js';
 import type { ResourceName } from '../spec/resources.js';
 import { acceptor, patternFor } from '../validate/accept.js';
 import { CODE_MEANINGS, preview, type FindingCode, type FindingGroup } from '../validate/findings.js';
-import { shareOf, type ShapeFacts } from '../validate/quality.js';
+import { shareOf } from '../validate/quality.js';
+import type { ShapeFacts } from '../validate/findings.js';
 
 /** Examples kept per group of findings. */
 const EXAMPLES = 3;

@@ -48,6 +48,9 @@ export function isRecordCode(code: FindingCode): boolean {
   return RECORD_CODES.has(code);
 }
 
+/** Fields only one rendering (list item or single view) carries, per resource: the service's shape, not a finding. */
+export type ShapeFacts = Partial<Record<ResourceName, { listOnly: string[]; singleOnly: string[] }>>;
+
 export interface Finding {
   resource: ResourceName;
   id: string;

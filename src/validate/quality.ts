@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { encodeJson, decodeJsonAs } from '../json/encode.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { compareCodeUnits } from '../util/order.js';
-import { FINDING_CODES, isRecordCode, type Finding, type FindingGroup } from './findings.js';
+import { FINDING_CODES, isRecordCode, type Finding, type FindingGroup, type ShapeFacts } from './findings.js';
 import type { Shape } from './record.js';
 
 const groupSchema = z.strictObject({
@@ -31,7 +31,6 @@ const qualitySchema = z.strictObject({
 });
 
 export type Quality = z.infer<typeof qualitySchema>;
-export type ShapeFacts = Partial<Record<ResourceName, { listOnly: string[]; singleOnly: string[] }>>;
 
 /** Codes whose findings are not part of the snapshot's data (a record that is not in it). */
 const RUN_ONLY = new Set(['gone']);
