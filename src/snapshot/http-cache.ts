@@ -9,7 +9,8 @@
  * Entries are in the manifest's order, one per file (null where the file has no validators), so
  * the file carries no paths: about 70 bytes per record, plus what an incremental sync needs (the
  * run that last fetched or confirmed it, and the records its body refers to). The head names the
- * run (counted from the folder's first sync) and the service the snapshot came from.
+ * run (counted by incremental syncs), the last run every record was verified in, and the
+ * service the snapshot came from.
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ function isEntry(value: unknown): value is Entry {
 
 /** Which run of the folder a cache belongs to, and the service it was synced from. */
 export interface CacheHead {
-  /** 1 for a folder's first sync, one more for each sync after. */
+  /** 1 for a folder's first sync, one more for each incremental sync after (a full sync confirms every record in the run it follows). */
   run: number;
   /** The service's base URL as displayed (no credentials). */
   service: string;

@@ -62,7 +62,7 @@ export interface Plan {
   records: Record<ResourceName, RecordPlan>;
   /** Whether the previous snapshot's findings carry over to what is kept unread. */
   carry: boolean;
-  /** This run's number (see snapshot/http-cache.ts): what it fetches or confirms is "seen" in it. */
+  /** This run's number (see snapshot/http-cache.ts): what it fetches or confirms is "seen" in it; only incremental runs count up. */
   run: number;
   /** Whether records are planned incrementally (some resources may fall back, see fallbacks). */
   incremental: boolean;
@@ -104,7 +104,9 @@ export function plan(input: PlanInput): Plan {
     return { view, validators: i === undefined ? undefined : sendable(previous!.validators(i)), recheck: lists[view.resource].changed || !carry };
   });
   const records = Object.fromEntries(RESOURCE_NAMES.map((resource) => [resource, planRecords(lists[resource], previous, carry)])) as Record<ResourceName, RecordPlan>;
-  const run = (input.run ?? 0) + 1;
+  // Only incremental runs move the clock: a full sync confirms every record in the run it
+  // follows, so its run metadata stays byte-identical when nothing changed.
+  const run = input.run ?? 1;
   const made: Plan = { views, records, carry, run, incremental: false, fallbacks: [], verified: run };
   if (input.incremental) planIncremental(made, input, input.incremental);
   return made;
@@ -132,6 +134,7 @@ function planIncremental(made: Plan, input: PlanInput, incremental: IncrementalI
   }
   const previous = input.previous!;
   made.incremental = true;
+  made.run = incremental.previous!.run + 1;
   made.verified = incremental.previous!.verified;
   for (const resource of RESOURCE_NAMES) {
     if (!input.lists[resource].stamped) {
