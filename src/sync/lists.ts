@@ -37,6 +37,10 @@ export interface ListSummary {
   changed: boolean;
   /** Server names (servers), for database server_names. */
   names: HashSet;
+  /** Per position, the item's name ('' when it has none), for references by name (servers only, else undefined). */
+  nameAt: StringList | undefined;
+  /** Whether every item carries an `updated_at` string: only then does a list item show its record's changes (see plan.ts). */
+  stamped: boolean;
   /** Distinct values of `type` (databases), for the by_type views. */
   types: Set<string>;
   /** Per position, JSON of the value its cross-check looks at (appservers: server_id; databases: server_names). */
@@ -111,8 +115,14 @@ class ItemPlaces {
   }
 }
 
-/** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow. */
-const KEPT: Record<ResourceName, readonly string[]> = { applications: [], databases: ['type', 'server_names'], operating_systems: [], servers: ['name'], appservers: ['server_id'] };
+/** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow; last, whether it has `updated_at`. */
+const KEPT: Record<ResourceName, readonly string[]> = {
+  applications: ['updated_at'],
+  databases: ['type', 'server_names', 'updated_at'],
+  operating_systems: ['updated_at'],
+  servers: ['name', 'updated_at'],
+  appservers: ['server_id', 'updated_at'],
+};
 
 interface ListContext {
   client: Client;
@@ -130,6 +140,8 @@ class Summarizer {
   readonly #names = HashSet.builder();
   readonly types = new Set<string>();
   readonly refs = new StringList();
+  readonly nameAt: StringList | undefined;
+  #stamped = true;
   readonly findings: Finding[] = [];
 
   constructor(
@@ -141,7 +153,9 @@ class Summarizer {
     readonly places?: ItemPlaces,
     /** Set for a list read from the service's body: its items' digests. */
     readonly digests?: ItemDigests,
-  ) {}
+  ) {
+    this.nameAt = resource === 'servers' ? new StringList() : undefined;
+  }
 
   /** Reads one item; returns it (checked: an object with a usable id). */
   take(element: ScannedElement): RawRecord {
@@ -178,7 +192,9 @@ class Summarizer {
     if (this.resource === 'servers') {
       const name = field(0);
       if (typeof name === 'string') this.#names.add(name);
+      this.nameAt!.push(typeof name === 'string' ? name : '');
     }
+    if (typeof field(KEPT[this.resource].length - 1) !== 'string') this.#stamped = false;
     if (this.resource === 'databases') {
       const type = field(0);
       if (typeof type === 'string' && type.length > 0) this.types.add(type);
@@ -206,7 +222,7 @@ class Summarizer {
         first.set(id, n);
       }
     }
-    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places, digests: this.digests };
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), nameAt: this.nameAt, stamped: this.#stamped, types: this.types, refs: this.refs, findings: this.findings, places: this.places, digests: this.digests };
   }
 }
 
