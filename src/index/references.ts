@@ -6,11 +6,12 @@
  * `_name(s)`: strings under it are ids (`server_id`) or names (`server_names`, an application
  * instance's `servers`), objects under it are records by their `id`. An object with an `id` and a
  * `name` under any other key (an operating system's `parent`) is taken, tentatively, for a record
- * of the same resource. An incremental sync fetches a record again when one it refers to changed.
+ * of the same resource: kept only where that record has that name (a server's `maintainer` is
+ * not a server). An incremental sync fetches a record again when one it refers to changed.
  *
  * A reference is written `<resource index><kind><segment>`: kind `/` an id, `~` a name, `?` a
- * tentative id; the segment in file-name form (snapshot/paths.ts), which holds no space or slash,
- * so a record's references join into one space-separated string.
+ * tentative id and name (`<id>/<name>`); each segment in file-name form (snapshot/paths.ts),
+ * which holds no space or slash, so a record's references join into one space-separated string.
  */
 import { decodeSegment, encodeSegment } from '../snapshot/paths.js';
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
@@ -45,7 +46,7 @@ export function referencesOf(resource: ResourceName, record: Record<string, unkn
     const object = value as Record<string, unknown>;
     if (typeof object.id === 'string' && object.id !== '') {
       if (target) found.add(`${target.index}/${encodeSegment(object.id)}`);
-      else if (typeof object.name === 'string') found.add(`${own}?${encodeSegment(object.id)}`);
+      else if (typeof object.name === 'string') found.add(`${own}?${encodeSegment(object.id)}/${encodeSegment(object.name)}`);
     }
     fields(object);
   };
@@ -56,16 +57,20 @@ export function referencesOf(resource: ResourceName, record: Record<string, unkn
   return [...found].sort();
 }
 
-/** What a reference stands for. */
-export type Reference = { resource: ResourceName; kind: 'id' | 'name' | 'tentative'; value: string; segment: string };
+/** What a reference stands for; `name`: a tentative reference's. */
+export type Reference = { resource: ResourceName; kind: 'id' | 'name' | 'tentative'; value: string; segment: string; name?: string };
 
 /** Reads a reference back; undefined for one this version does not write. */
 export function parseReference(reference: string): Reference | undefined {
-  const match = /^(\d)([/~?])(.+)$/.exec(reference);
+  const match = /^(\d)(?:([/~])([^/]+)|\?([^/]+)\/(.+))$/.exec(reference);
   const resource = match ? RESOURCE_NAMES[Number(match[1])] : undefined;
-  const value = match && decodeSegment(match[3]!);
-  if (!resource || value === undefined || value === null) return undefined;
-  return { resource, kind: match![2] === '/' ? 'id' : match![2] === '~' ? 'name' : 'tentative', value, segment: match![3]! };
+  if (!match || !resource) return undefined;
+  const segment = match[3] ?? match[4]!;
+  const value = decodeSegment(segment);
+  if (value === undefined) return undefined;
+  if (match[2]) return { resource, kind: match[2] === '/' ? 'id' : 'name', value, segment };
+  const name = decodeSegment(match[5]!);
+  return name === undefined ? undefined : { resource, kind: 'tentative', value, segment, name };
 }
 
 /** The form a reference by id is stored in. */
@@ -76,17 +81,17 @@ export const nameReference = (resource: ResourceName, name: string): string => `
 
 /**
  * A record's references as stored: names resolved to ids where a record has that name now (a
- * renamed record is then found by its id), tentative ids kept only where such a record exists;
- * undefined when there are none.
+ * renamed record is then found by its id), tentative ids kept only where that record has that
+ * name; undefined when there are none.
  */
-export function resolveReferences(raw: readonly string[], has: (resource: ResourceName, id: string) => boolean, idOfName: (resource: ResourceName, name: string) => string | undefined): string | undefined {
+export function resolveReferences(raw: readonly string[], idOfName: (resource: ResourceName, name: string) => string | undefined): string | undefined {
   const resolved = new Set<string>();
   for (const reference of raw) {
     const parsed = parseReference(reference);
     if (!parsed) continue;
     if (parsed.kind === 'id') resolved.add(reference);
     else if (parsed.kind === 'tentative') {
-      if (has(parsed.resource, parsed.value)) resolved.add(idReference(parsed.resource, parsed.value));
+      if (idOfName(parsed.resource, parsed.name!) === parsed.value) resolved.add(idReference(parsed.resource, parsed.value));
     } else {
       const id = idOfName(parsed.resource, parsed.value);
       resolved.add(id === undefined ? reference : idReference(parsed.resource, id));

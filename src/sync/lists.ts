@@ -37,8 +37,8 @@ export interface ListSummary {
   changed: boolean;
   /** Server names (servers), for database server_names. */
   names: HashSet;
-  /** Per position, the item's name ('' when it has none), for references by name (servers only, else undefined). */
-  nameAt: StringList | undefined;
+  /** Per position, the item's name ('' when it has none), for references by name. */
+  nameAt: StringList;
   /** Whether every item carries an `updated_at` string: only then does a list item show its record's changes (see plan.ts). */
   stamped: boolean;
   /** Distinct values of `type` (databases), for the by_type views. */
@@ -117,11 +117,11 @@ class ItemPlaces {
 
 /** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow; last, whether it has `updated_at`. */
 const KEPT: Record<ResourceName, readonly string[]> = {
-  applications: ['updated_at'],
-  databases: ['type', 'server_names', 'updated_at'],
-  operating_systems: ['updated_at'],
+  applications: ['name', 'updated_at'],
+  databases: ['type', 'server_names', 'name', 'updated_at'],
+  operating_systems: ['name', 'updated_at'],
   servers: ['name', 'updated_at'],
-  appservers: ['server_id', 'updated_at'],
+  appservers: ['server_id', 'name', 'updated_at'],
 };
 
 interface ListContext {
@@ -140,7 +140,7 @@ class Summarizer {
   readonly #names = HashSet.builder();
   readonly types = new Set<string>();
   readonly refs = new StringList();
-  readonly nameAt: StringList | undefined;
+  readonly nameAt = new StringList();
   #stamped = true;
   readonly findings: Finding[] = [];
 
@@ -153,9 +153,7 @@ class Summarizer {
     readonly places?: ItemPlaces,
     /** Set for a list read from the service's body: its items' digests. */
     readonly digests?: ItemDigests,
-  ) {
-    this.nameAt = resource === 'servers' ? new StringList() : undefined;
-  }
+  ) {}
 
   /** Reads one item; returns it (checked: an object with a usable id). */
   take(element: ScannedElement): RawRecord {
@@ -189,12 +187,11 @@ class Summarizer {
     if (this.ids.length >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
     this.ids.push(id);
     this.#members.add(id);
-    if (this.resource === 'servers') {
-      const name = field(0);
-      if (typeof name === 'string') this.#names.add(name);
-      this.nameAt!.push(typeof name === 'string' ? name : '');
-    }
-    if (typeof field(KEPT[this.resource].length - 1) !== 'string') this.#stamped = false;
+    const kept = KEPT[this.resource];
+    const name = field(kept.length - 2);
+    this.nameAt.push(typeof name === 'string' ? name : '');
+    if (this.resource === 'servers' && typeof name === 'string') this.#names.add(name);
+    if (typeof field(kept.length - 1) !== 'string') this.#stamped = false;
     if (this.resource === 'databases') {
       const type = field(0);
       if (typeof type === 'string' && type.length > 0) this.types.add(type);

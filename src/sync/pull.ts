@@ -69,7 +69,7 @@ type ItemBytes = () => Buffer | Promise<Buffer>;
 /** Fetches every view, then every record, as `plan` says; records that answered 404 leave the lists and views. */
 export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled> {
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map(), changedUnlisted: new Set() };
-  const names = serverNames(ctx.lists);
+  const names = recordNames(ctx.lists);
   // Views first (fewer, larger), then every record in list order, the five lists in turn: the
   // record thread's code then meets every resource's record shape from the start. One list after
   // another made V8 optimize it again as each new shape arrived (see docs/benchmark.md).
@@ -133,18 +133,19 @@ function byResource(positions: readonly Position[]): Record<ResourceName, Set<nu
   return out;
 }
 
-/** Server names to ids (the first server of a name), for references by name; built on first use. */
-function serverNames(lists: Record<ResourceName, ListSummary>): (resource: ResourceName, name: string) => string | undefined {
-  let map: Map<string, string> | undefined;
+/** Names to ids (the first record of a name), per resource, for references by name; each built on first use. */
+function recordNames(lists: Record<ResourceName, ListSummary>): (resource: ResourceName, name: string) => string | undefined {
+  const maps = new Map<ResourceName, Map<string, string>>();
   return (resource, name) => {
-    const list = lists[resource];
-    if (resource !== 'servers' || !list.nameAt) return undefined;
+    let map = maps.get(resource);
     if (!map) {
+      const list = lists[resource];
       map = new Map();
       for (let n = 0; n < list.ids.length; n++) {
         const at = list.nameAt.at(n);
         if (at && !map.has(at)) map.set(at, list.ids.at(n));
       }
+      maps.set(resource, map);
     }
     return map.get(name);
   };
@@ -207,7 +208,7 @@ async function applyRecord(resource: ResourceName, n: number, outcome: RecordOut
   const file = recordFile(resource, id);
   const reason = plan.records[resource].reasons[n];
   if (plan.incremental && reason !== Reason.New && reason !== Reason.Changed && !ctx.previous!.table.matches(file, checked.sha256, checked.bytes.length)) pulled.changedUnlisted.add(file);
-  const refs = resolveReferences(checked.refs, (r, value) => ctx.lists[r].members.has(value), round.idOfName);
+  const refs = resolveReferences(checked.refs, round.idOfName);
   // A later round replaces the copy the first one kept.
   await ctx.next.put(file, checked.bytes, { validators: { ...outcome.validators, item: digest, seen: plan.run, refs }, sha256: checked.sha256, replace: round.again });
 }

@@ -170,6 +170,9 @@ export interface RunRecord {
   changes?: Record<ResourceName, { added: number; removed: number; changed: number }>;
   requests?: number;
   notModified?: number;
+  /** Single records fetched, and whether the run was incremental. */
+  fetched?: number;
+  mode?: FetchSummary['mode'];
   findings?: number;
   error?: string;
 }
@@ -186,6 +189,8 @@ export function runRecord(start: Date, end: Date, outcome: { result: SyncResult 
     changes: countChanges(result.changes),
     requests: result.requests,
     notModified: result.notModified,
+    fetched: result.fetch.fetched,
+    mode: result.fetch.mode,
     findings: result.findings.total,
   };
 }

@@ -53,6 +53,17 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   expect(results.resync.written).toBe(0);
   expect(results.resync.removed).toBe(0);
   expect(results.mutation.written).toBeGreaterThan(0);
+  // The incremental step, at the bench's scale and the other row: a no-change run within its
+  // request bound, writing nothing; after a 1% change it fetches more, and says why.
+  expect(results.incremental.map((r: { scale: number }) => r.scale).sort((a: number, b: number) => a - b)).toEqual([150, 300]);
+  for (const run of results.incremental) {
+    expect(run.noChange.requests).toBeLessThanOrEqual(run.bound.requests);
+    expect(run.noChange.written).toBe(0);
+    expect(run.noChange.fetched).toBe(run.noChange.reasons.refresh);
+    expect(run.afterChange.fetched).toBeGreaterThan(run.noChange.fetched);
+    expect(run.afterChange.reasons.changed).toBeGreaterThan(0);
+  }
+  expect(stdout).toMatch(/incremental sync \(refresh every 7 runs\)/);
   // toBeGreaterThan fails on NaN, which a typeof check lets through.
   expect(results.ratios.syncOverFloorB).toBeGreaterThan(0);
   expect(results.ratios.resyncOverFloorA).toBeGreaterThan(0);

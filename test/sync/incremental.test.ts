@@ -12,7 +12,8 @@ import type { Upstream } from '../../src/upstream/index.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { TOKEN, withUpstream } from '../helpers/upstream.js';
 
 const INCREMENTAL = { incremental: true, refreshRuns: 7 };
 
@@ -136,5 +137,43 @@ describe('incremental sync', () => {
     const result = await syncInto(upstream, out);
     const bytes = readFileSync(join(out, '_meta/http-cache.json')).length;
     expect(bytes / total(result)).toBeLessThan(150);
+  });
+});
+
+describe('incremental sync from the command line', () => {
+  it('sync --incremental prints why records were fetched; a bad --refresh-runs is a usage error naming the flag', async () => {
+    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const out = tempDir();
+    const env = { INVENTORY_API_TOKEN: TOKEN };
+    const first = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--incremental'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('not incremental: the folder has no snapshot yet');
+    const second = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--incremental', '--refresh-runs', '4'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/records: \d+ of \d+ fetched \(refresh \d+\), incremental/);
+    expect(second.stdout).toContain('files 0 written, 0 removed');
+    const bad = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--incremental', '--refresh-runs', '0'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--refresh-runs/);
+  });
+
+  it('schedule runs incremental syncs when asked: the first in full, the next ones asking for a share of the records', async () => {
+    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const out = tempDir();
+    const child = startCli(['schedule', '--cron', '* * * * * *', '--run-at-start', '--incremental', '--refresh-runs', '5', '--base-url', upstream.url, '--out', out], { env: { INVENTORY_API_TOKEN: TOKEN } });
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (stdout.split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    const runs = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { status: string; mode: string; fetched: number; records: Record<string, number> });
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    const records = Object.values(runs[0]!.records).reduce((a, b) => a + b, 0);
+    expect(runs[0]).toMatchObject({ status: 'ok', mode: 'full', fetched: records });
+    expect(runs[1]).toMatchObject({ status: 'unchanged', mode: 'incremental', fetched: Math.ceil(records / 5) });
   });
 });
