@@ -215,6 +215,8 @@ export function markCascades(made: Plan, lists: Record<ResourceName, ListSummary
 
 /** Whether a record was added or removed (a removed record shows in no list, only by its absence). */
 function addedOrRemoved(made: Plan, lists: Record<ResourceName, ListSummary>, previous: FileTable): boolean {
+  // A list the service answered 304 for is the very list the previous snapshot holds.
+  if (RESOURCE_NAMES.every((resource) => !lists[resource].changed)) return false;
   const before = new Map<string, number>();
   for (const path of previous.paths()) {
     const resource = parseRecordFile(path)?.resource;
