@@ -7,6 +7,14 @@ import { acquireLock } from '../publish/lock.js';
 import { requireFolder } from '../publish/output.js';
 import { describePush, pushJob, runPush } from './push-job.js';
 
+const MAX_LINES = 100;
+
+/** A dry run's plan, a line per key (the first hundred of each kind). */
+function plannedLines(planned: { upload: string[]; delete: string[] }): string {
+  const lines = (verb: string, keys: string[]): string[] => [...keys.slice(0, MAX_LINES).map((key) => `${verb} ${key}`), ...(keys.length > MAX_LINES ? [`… and ${keys.length - MAX_LINES} more to ${verb}`] : [])];
+  return [...lines('upload', planned.upload), ...lines('delete', planned.delete)].map((line) => `${line}\n`).join('');
+}
+
 export const pushCommand: CommandDefinition = {
   options: {
     dir: DIR_OPTION,
@@ -38,6 +46,7 @@ export const pushCommand: CommandDefinition = {
       const note = await recover(dir);
       if (note) output.warn(note);
       const result = await runPush(job, dir, output, Boolean(parsed.values['dry-run']));
+      if (result.planned) io.stdout.write(plannedLines(result.planned));
       if (!parsed.values.quiet) io.stdout.write(`${describePush(result)}\n`);
       return 0;
     } finally {

@@ -34,6 +34,8 @@ export interface PushResult {
   /** Requests sent to the store, retries and listing pages included. */
   requests: number;
   dryRun: boolean;
+  /** With dryRun: the keys (relative to the prefix) that would be uploaded, in order, and deleted. */
+  planned?: { upload: string[]; delete: string[] } | undefined;
 }
 
 /** Runs the plan's steps in order; each phase finishes before the next begins. */
@@ -47,6 +49,7 @@ async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marke
     const bytes = encodePending(changing.map((file) => file.path));
     await bucket.put(PENDING_FILE, bytes, { size: bytes.length, sha256: '', contentType: contentType(PENDING_FILE) });
   }
+  if (changing.length + plan.meta.length + plan.deletions.length === 0) return;
   options.log.detail(`push: ${plan.records.length} records, then ${plan.views.length} lists and other files, then ${plan.meta.length} manifest files, then ${plan.deletions.length} deletions`);
   await forEachConcurrent(plan.records, options.store.concurrency, upload);
   await forEachConcurrent(plan.views, options.store.concurrency, upload);
@@ -73,6 +76,7 @@ export async function pushSnapshot(options: PushOptions): Promise<PushResult> {
       unchanged: plan.unchanged,
       requests: bucket.requests,
       dryRun: options.dryRun,
+      planned: options.dryRun ? { upload: uploads.map((file) => file.path), delete: plan.deletions } : undefined,
     };
   } finally {
     bucket.client.destroy();
