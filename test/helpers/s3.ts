@@ -26,12 +26,21 @@ export interface LoggedRequest {
   status?: number;
 }
 
+/** An error answer the proxy gives in the server's place. */
+export interface Refusal {
+  status: number;
+  code: string;
+}
+
 export interface TestS3 {
   /** The proxy's URL: what push gets as --endpoint. */
   endpoint: string;
   log: LoggedRequest[];
-  /** Runs (and is awaited) before each request is forwarded; may destroy the request's socket. */
-  onRequest?: ((entry: LoggedRequest, request: IncomingMessage) => Promise<void> | void) | undefined;
+  /**
+   * Runs (and is awaited) before each request is forwarded. It may destroy the request's socket,
+   * or return an S3 error code and status to answer instead of the server.
+   */
+  onRequest?: ((entry: LoggedRequest, request: IncomingMessage) => Promise<Refusal | void> | Refusal | void) | undefined;
   /** A client straight to s3rver, for the test's own reads. */
   client: S3Client;
   /** Environment for the CLI: the server's credentials, and nothing that could reach another store. */
@@ -55,6 +64,8 @@ function listen(server: Server): Promise<number> {
 
 /** Starts s3rver with the bucket `mirror` and the proxy in front; both closed after the test. */
 export async function withS3(): Promise<TestS3> {
+  // The SDK's note on Node 20 is for developers; the CLI silences it the same way.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: tempDir('im-s3-'), configureBuckets: [{ name: BUCKET }] });
   const { port } = await s3rver.run();
   const direct = `http://127.0.0.1:${port}`;
@@ -97,8 +108,16 @@ export async function withS3(): Promise<TestS3> {
     void (async () => {
       const entry: LoggedRequest = { at: 'start', method: request.method ?? 'GET', ...parse(request) };
       s3.log.push(entry);
-      await s3.onRequest?.(entry, request);
+      // A hook that throws answers 500, so the client fails at once instead of waiting.
+      const refusal = await Promise.resolve(s3.onRequest?.(entry, request)).catch(() => ({ status: 500, code: 'InternalError' }));
       if (request.socket.destroyed) return;
+      if (refusal) {
+        request.resume();
+        response.writeHead(refusal.status, { 'content-type': 'application/xml' });
+        response.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>refused by the test</Message></Error>`);
+        s3.log.push({ ...entry, at: 'end', status: refusal.status });
+        return;
+      }
       const upstream = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
