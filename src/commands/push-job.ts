@@ -57,5 +57,5 @@ export async function runPush(job: PushJob, dir: string, output: Output, dryRun 
 export function describePush(result: PushResult): string {
   const mib = (result.uploadedBytes / (1024 * 1024)).toFixed(1);
   const verb = result.dryRun ? 'would upload' : 'uploaded';
-  return `push: ${result.target} ${verb} ${result.uploaded} files (${mib} MiB), ${result.dryRun ? 'would delete' : 'deleted'} ${result.deleted}, ${result.unchanged} unchanged, ${result.requests} requests`;
+  return `push: ${result.target} ${verb} ${result.uploaded} files (${mib} MiB), ${result.dryRun ? 'would delete' : 'deleted'} ${result.deleted}, ${result.unchanged} unchanged, ${result.requests} requests (${result.listings} of them listing)`;
 }

@@ -35,9 +35,13 @@ export interface PushPlan {
   unchanged: number;
 }
 
-/** Dotfiles (`.gitignore`) are the folder's business, not the readers': the contract lets push leave them out. */
+/**
+ * The folder's own dotfiles (`.gitignore`, `.gitattributes`) are its business, not the readers':
+ * the contract lets push leave them out. Only at the top: a record's file may start with a dot
+ * (an id `.x` is written as it is).
+ */
 export function isPushed(path: string): boolean {
-  return !path.split('/').some((segment) => segment.startsWith('.'));
+  return path.includes('/') || !path.startsWith('.');
 }
 
 /** The remote sha256s to trust: an entry of the bucket's manifest counts when the object has its size and no interrupted push may have changed it. */
@@ -50,11 +54,16 @@ export function remoteState(listing: ReadonlyMap<string, number>, manifest: Read
   return out;
 }
 
-/** Objects whose size matches but whose content is unknown: their metadata (a HEAD) tells whether to upload them. */
-export function needsHead(local: readonly LocalFile[], remote: ReadonlyMap<string, RemoteFile>): string[] {
+/**
+ * Objects to HEAD before planning: those whose size matches but whose content is unknown (their
+ * metadata tells whether to upload them), and those the bucket's manifest lists but the listing
+ * does not show (a listing may lag or, on some stores, skip keys across pages: HEAD asks for sure).
+ */
+export function needsHead(local: readonly LocalFile[], remote: ReadonlyMap<string, RemoteFile>, manifest: ReadonlyMap<string, LocalFile> | undefined): string[] {
   return local.filter((file) => {
     const there = remote.get(file.path);
-    return there !== undefined && there.sha256 === undefined && there.size === file.size;
+    if (there === undefined) return manifest?.has(file.path) === true;
+    return there.sha256 === undefined && there.size === file.size;
   }).map((file) => file.path);
 }
 

@@ -70,7 +70,7 @@ export async function readRemote(bucket: Bucket, local: LocalSnapshot, concurren
   const manifestThere = files.get(MANIFEST_FILE);
   if (manifest && manifestThere) manifestThere.sha256 = manifest.sha256;
   const all = [...local.files, ...local.meta];
-  await forEachConcurrent(needsHead(all, files), concurrency, async (path) => {
+  await forEachConcurrent(needsHead(all, files, manifest?.entries), concurrency, async (path) => {
     const head = await bucket.head(path);
     if (head) files.set(path, head);
     else files.delete(path);

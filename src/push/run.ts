@@ -33,6 +33,8 @@ export interface PushResult {
   unchanged: number;
   /** Requests sent to the store, retries and listing pages included. */
   requests: number;
+  /** The listing pages among them. */
+  listings: number;
   dryRun: boolean;
   /** With dryRun: the keys (relative to the prefix) that would be uploaded, in order, and deleted. */
   planned?: { upload: string[]; delete: string[] } | undefined;
@@ -75,6 +77,7 @@ export async function pushSnapshot(options: PushOptions): Promise<PushResult> {
       deleted: plan.deletions.length,
       unchanged: plan.unchanged,
       requests: bucket.requests,
+      listings: bucket.listings,
       dryRun: options.dryRun,
       planned: options.dryRun ? { upload: uploads.map((file) => file.path), delete: plan.deletions } : undefined,
     };

@@ -80,6 +80,8 @@ export function storeError(error: unknown, location: Location, doing: string, ke
 /** A bucket under a prefix, with a count of the requests sent (retries included). */
 export class Bucket {
   requests = 0;
+  /** Listing pages among the requests. */
+  listings = 0;
 
   constructor(
     readonly location: Location,
@@ -104,6 +106,7 @@ export class Bucket {
     let token: string | undefined;
     // Bounded by the store: each page returns a continuation token only while more keys follow.
     do {
+      this.listings++;
       const page = await this.client
         .send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: this.location.prefix || undefined, ContinuationToken: token }))
         .catch((error: unknown) => {

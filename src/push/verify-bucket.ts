@@ -27,20 +27,22 @@ export async function verifyBucket(location: Location, store: StoreOptions, publ
     if (!bytes || !manifest) throw new NotSnapshotError(`${describeKey(location, MANIFEST_FILE)} is missing or not a manifest of inventory-mirror; push a snapshot there first`);
     const missing: string[] = [];
     const altered: string[] = [];
-    const compared: { path: string; sha256: string }[] = [];
+    const compared: { path: string; sha256: string; size: number }[] = [];
     let files = 0;
     for (const [i, path] of manifest.table.entries()) {
       if (!isSafeRelative(path)) throw new NotSnapshotError(`${describeKey(location, MANIFEST_FILE)} lists ${JSON.stringify(path)}, which is not a path of a snapshot`);
       if (!isPushed(path)) continue;
       files++;
       const size = listing.get(path);
-      if (size === undefined) missing.push(path);
-      else if (size !== manifest.table.fileSize(i)) altered.push(path);
-      else compared.push({ path, sha256: manifest.table.sha256(i) });
+      if (size !== undefined && size !== manifest.table.fileSize(i)) altered.push(path);
+      // Not listed: a HEAD says for sure (some stores' listings skip keys across pages).
+      else compared.push({ path, sha256: manifest.table.sha256(i), size: manifest.table.fileSize(i) });
     }
     await forEachConcurrent(compared, store.concurrency, async (file) => {
-      const recorded = (await bucket.head(file.path))?.sha256;
-      const actual = recorded ?? (await bucket.get(file.path).then((body) => body && sha256(body)));
+      const head = await bucket.head(file.path);
+      if (!head) return void missing.push(file.path);
+      if (head.size !== file.size) return void altered.push(file.path);
+      const actual = head.sha256 ?? (await bucket.get(file.path).then((body) => body && sha256(body)));
       if (actual !== file.sha256) altered.push(file.path);
     });
     const extra = [...listing.keys()].filter((path) => !path.startsWith(`${META_DIR}/`) && !manifest.table.has(path));

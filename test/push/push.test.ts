@@ -31,7 +31,7 @@ async function snapshot(): Promise<{ dir: string; upstream: Awaited<ReturnType<t
 async function expected(dir: string): Promise<Map<string, Buffer>> {
   const manifest = (await readManifest(dir))!;
   const out = new Map<string, Buffer>();
-  for (const path of manifest.table.paths()) if (!path.startsWith('.')) out.set(path, readFileSync(join(dir, path)));
+  for (const path of manifest.table.paths()) if (path.includes('/') || !path.startsWith('.')) out.set(path, readFileSync(join(dir, path)));
   out.set(MANIFEST_FILE, readFileSync(join(dir, MANIFEST_FILE)));
   return out;
 }

@@ -1,4 +1,4 @@
-/** The part of s3rver (a dev dependency without types) the tests use. */
+/** The part of s3rver (a dev dependency without types) the tests and the bench use. */
 declare module 's3rver' {
   import type { EventEmitter } from 'node:events';
 
