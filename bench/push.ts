@@ -65,7 +65,9 @@ export async function benchPush(options: { dir: string; env: NodeJS.ProcessEnv; 
       options.log?.(`push: ${what}`);
       const child = await runChild(process.execPath, [CLI, 'push', '--dir', options.dir, '--to', 's3://mirror/bench', '--endpoint', store.url, '--path-style'], { env, timeoutMs: options.timeoutMs, measure: true });
       const figures = parsePushLine(child.stdout);
-      if (child.code !== 0 || !figures) throw new Error(`push (${what}) exited with ${child.timedOut ? 'a timeout' : child.code}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
+      // The push's own last line, not the report /usr/bin/time -v appends.
+      const said = (child.stderr.split('\tCommand being timed:')[0] ?? '').trim().split('\n').pop() ?? '';
+      if (child.code !== 0 || !figures) throw new Error(`push (${what}) exited with ${child.timedOut ? 'a timeout' : child.code}: ${said}`);
       return { wallMs: Math.round(child.wallMs), ...figures, peakRssBytes: child.peakRssBytes };
     };
     return { first: await once('first push into an empty bucket'), noChange: await once('no-change push') };

@@ -5,6 +5,7 @@
  * changing, so the next one checks exactly those objects again and converges.
  */
 import type { Log } from '../log.js';
+import { sha256 } from '../snapshot/manifest.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import { contentType } from './content-type.js';
 import { checkedBody, readLocal } from './local.js';
@@ -40,7 +41,10 @@ export interface PushResult {
   planned?: { upload: string[]; delete: string[] } | undefined;
 }
 
-/** Runs the plan's steps in order; each phase finishes before the next begins. */
+/**
+ * Runs the plan's steps in order; each phase finishes before the next begins. `marker`: the bucket
+ * has a manifest, so the files about to change are named in the pending marker first.
+ */
 async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marker: boolean): Promise<void> {
   const upload = async (file: LocalFile): Promise<void> => {
     const body = await checkedBody(options.dir, file);
@@ -49,7 +53,7 @@ async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marke
   const changing = [...plan.records, ...plan.views];
   if (marker && changing.length > 0) {
     const bytes = encodePending(changing.map((file) => file.path));
-    await bucket.put(PENDING_FILE, bytes, { size: bytes.length, sha256: '', contentType: contentType(PENDING_FILE) });
+    await bucket.put(PENDING_FILE, bytes, { size: bytes.length, sha256: sha256(bytes), contentType: contentType(PENDING_FILE) });
   }
   if (changing.length + plan.meta.length + plan.deletions.length === 0) return;
   options.log.detail(`push: ${plan.records.length} records, then ${plan.views.length} lists and other files, then ${plan.meta.length} manifest files, then ${plan.deletions.length} deletions`);

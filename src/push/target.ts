@@ -197,7 +197,8 @@ export async function openBucket(location: Location, options: StoreOptions): Pro
     // Checksums only where the API requires them: many S3-compatible stores reject the newer trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { httpAgent: { maxSockets: options.concurrency }, httpsAgent: { maxSockets: options.concurrency } },
+    // A store that stops answering must fail the push (and the cron run), not hang it.
+    requestHandler: { httpAgent: { maxSockets: options.concurrency }, httpsAgent: { maxSockets: options.concurrency }, connectionTimeout: 10_000, requestTimeout: 120_000 },
     logger: quiet,
   };
   let client = new S3Client(config);
