@@ -19,6 +19,8 @@ export interface RemoteSnapshot {
   oldManifest: Set<string>;
   /** Whether an interrupted push left its marker. */
   pending: boolean;
+  /** The keys that marker names (every listed key when it cannot be read): still not to be trusted after another interruption. */
+  pendingPaths: string[];
   /** Whether the bucket holds a manifest at all. */
   hasManifest: boolean;
 }
@@ -79,6 +81,7 @@ export async function readRemote(bucket: Bucket, local: LocalSnapshot, concurren
     files,
     oldManifest: new Set(manifest ? manifest.entries.keys() : []),
     pending: listing.has(PENDING_FILE),
+    pendingPaths: pending ? [...pending] : [...listing.keys()].filter((path) => path !== PENDING_FILE),
     hasManifest: listing.has(MANIFEST_FILE),
   };
 }

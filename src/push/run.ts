@@ -42,17 +42,19 @@ export interface PushResult {
 }
 
 /**
- * Runs the plan's steps in order; each phase finishes before the next begins. `marker`: the bucket
- * has a manifest, so the files about to change are named in the pending marker first.
+ * Runs the plan's steps in order; each phase finishes before the next begins. `marker`: when the
+ * bucket has a manifest, the keys an interruption could leave unlike it, named before any upload:
+ * the files about to change, and those an earlier interrupted push named (they may hold bytes of
+ * neither manifest).
  */
-async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marker: boolean): Promise<void> {
+async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marker: readonly string[] | undefined): Promise<void> {
   const upload = async (file: LocalFile): Promise<void> => {
     const body = await checkedBody(options.dir, file);
     await bucket.put(file.path, body, { size: file.size, sha256: file.sha256, contentType: contentType(file.path), cacheControl: options.cacheControl });
   };
   const changing = [...plan.records, ...plan.views];
   if (marker && changing.length > 0) {
-    const bytes = encodePending(changing.map((file) => file.path));
+    const bytes = encodePending([...new Set([...changing.map((file) => file.path), ...marker])]);
     await bucket.put(PENDING_FILE, bytes, { size: bytes.length, sha256: sha256(bytes), contentType: contentType(PENDING_FILE) });
   }
   if (changing.length + plan.meta.length + plan.deletions.length === 0) return;
@@ -73,7 +75,7 @@ export async function pushSnapshot(options: PushOptions): Promise<PushResult> {
     const uploads = [...plan.records, ...plan.views, ...plan.meta];
     // The marker goes when the manifest is in place: with the deletions, in the same request.
     const deletions = remote.pending || (remote.hasManifest && plan.records.length + plan.views.length > 0) ? [...plan.deletions, PENDING_FILE] : plan.deletions;
-    if (!options.dryRun) await apply(bucket, { ...plan, deletions }, options, remote.hasManifest);
+    if (!options.dryRun) await apply(bucket, { ...plan, deletions }, options, remote.hasManifest ? remote.pendingPaths : undefined);
     return {
       target: describeKey(options.location),
       uploaded: uploads.length,
