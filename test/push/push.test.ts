@@ -304,3 +304,30 @@ describe('sync --push', () => {
     expect(readFileSync(join(dir, MANIFEST_FILE)).equals(want.get(MANIFEST_FILE)!)).toBe(false);
   });
 });
+
+describe('schedule --push', () => {
+  it('pushes after each run it publishes', { timeout: 120_000 }, async () => {
+    const upstream = await withUpstream();
+    const s3 = await withS3();
+    const dir = tempDir();
+    const config = join(tempDir(), 'mirror.json');
+    writeFileSync(config, JSON.stringify({ push: { to: TO, endpoint: s3.endpoint, pathStyle: true } }));
+    // A cron far away: only the run at start happens.
+    const child = startCli(['schedule', '--cron', '0 0 1 1 *', '--run-at-start', '--base-url', upstream.url, '--out', dir, '--config', config], { env: s3.env({ INVENTORY_API_TOKEN: TOKEN }) });
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ event: 'run', status: 'ok' });
+      const there = await s3.objects(PREFIX);
+      const want = await expected(dir);
+      expect([...there.keys()].sort()).toEqual([...want.keys()].sort());
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
