@@ -24,6 +24,15 @@ export interface RemoteFile {
 /** Written before the first upload of a push over an existing manifest, removed with the deletions. */
 export const PENDING_FILE = `${META_DIR}/push-pending.json`;
 
+/**
+ * What the marker of a push names: the files it is about to change, and those an earlier
+ * interrupted push named (they may hold bytes of neither manifest, so they stay untrusted until a
+ * push completes). Sorted, each once.
+ */
+export function pendingPaths(changing: readonly LocalFile[], earlier: readonly string[]): string[] {
+  return [...new Set([...changing.map((file) => file.path), ...earlier])].sort();
+}
+
 export interface PushPlan {
   records: LocalFile[];
   views: LocalFile[];

@@ -10,7 +10,7 @@ import { forEachConcurrent } from '../util/concurrent.js';
 import { contentType } from './content-type.js';
 import { checkedBody, readLocal } from './local.js';
 import { describeKey, type Location } from './location.js';
-import { PENDING_FILE, planPush, type LocalFile, type PushPlan } from './plan.js';
+import { PENDING_FILE, pendingPaths, planPush, type LocalFile, type PushPlan } from './plan.js';
 import { encodePending, readRemote } from './remote.js';
 import { openBucket, type Bucket, type StoreOptions } from './target.js';
 
@@ -54,7 +54,7 @@ async function apply(bucket: Bucket, plan: PushPlan, options: PushOptions, marke
   };
   const changing = [...plan.records, ...plan.views];
   if (marker && changing.length > 0) {
-    const bytes = encodePending([...new Set([...changing.map((file) => file.path), ...marker])]);
+    const bytes = encodePending(pendingPaths(changing, marker));
     await bucket.put(PENDING_FILE, bytes, { size: bytes.length, sha256: sha256(bytes), contentType: contentType(PENDING_FILE) });
   }
   if (changing.length + plan.meta.length + plan.deletions.length === 0) return;

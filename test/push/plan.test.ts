@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentType } from '../../src/push/content-type.js';
 import { parseLocation } from '../../src/push/location.js';
-import { isPushed, needsHead, PENDING_FILE, planPush, remoteState, type LocalFile } from '../../src/push/plan.js';
+import { isPushed, needsHead, PENDING_FILE, pendingPaths, planPush, remoteState, type LocalFile } from '../../src/push/plan.js';
 import { scrub, registerSecret, childEnv } from '../../src/util/secrets.js';
 
 const file = (path: string, sha = 'a', size = 10): LocalFile => ({ path, sha256: sha.repeat(64).slice(0, 64), size });
@@ -75,6 +75,12 @@ describe('planPush', () => {
 
   it('leaves the folder\'s dotfiles out, not a record whose id starts with a dot', () => {
     expect(['.gitignore', '.gitattributes', 'servers.json', 'servers/.x.json'].filter(isPushed)).toEqual(['servers.json', 'servers/.x.json']);
+  });
+});
+
+describe('pendingPaths', () => {
+  it('names what this push changes and what an interrupted one named before, so two interruptions in a row leave nothing trusted wrongly', () => {
+    expect(pendingPaths([file('servers/2.json'), file('servers.json')], ['servers/9.json', 'servers/2.json'])).toEqual(['servers.json', 'servers/2.json', 'servers/9.json']);
   });
 });
 

@@ -9,7 +9,8 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { PENDING_FILE } from '../../src/push/plan.js';
 import { readManifest } from '../../src/snapshot/manifest-read.js';
-import { MANIFEST_FILE, parseRecordFile } from '../../src/snapshot/paths.js';
+import { MANIFEST_FILE, parseRecordFile, SIGNATURE_FILE } from '../../src/snapshot/paths.js';
+import { generateKeyPair, loadPrivateKey } from '../../src/sign/keys.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { BUCKET, withS3, type LoggedRequest, type TestS3 } from '../helpers/s3.js';
 import { syncInto } from '../helpers/sync.js';
@@ -241,6 +242,27 @@ describe('push', () => {
     expect((await s3.objects(PREFIX)).get(MANIFEST_FILE)!.equals(oldManifest)).toBe(true);
     expect((await push(s3, dir)).code).toBe(0);
     expect((await verifyBucket(s3)).code).toBe(0);
+  });
+
+  it('a signed snapshot: the signature goes up right after the manifest, and verify --public-key checks it in the bucket', { timeout: 120_000 }, async () => {
+    const upstream = await withUpstream();
+    const keys = join(tempDir(), 'mirror');
+    const pair = generateKeyPair();
+    writeFileSync(`${keys}.key`, pair.privatePem, { mode: 0o600 });
+    writeFileSync(`${keys}.pub`, pair.publicPem);
+    const dir = tempDir();
+    await syncInto(upstream, dir, { signingKey: loadPrivateKey(`${keys}.key`) });
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    const writes = s3.log.filter((e) => e.at === 'start' && e.method === 'PUT').map((e) => e.key.slice(PREFIX.length));
+    expect(writes.slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
+    const signed = await runCli(['verify', '--dir', TO, '--endpoint', s3.endpoint, '--path-style', '--public-key', `${keys}.pub`], { env: s3.env() });
+    expect(signed).toMatchObject({ code: 0, stdout: expect.stringContaining(`signed by key ${pair.keyId}`) });
+
+    await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${SIGNATURE_FILE}` }));
+    const unsigned = await runCli(['verify', '--dir', TO, '--endpoint', s3.endpoint, '--path-style', '--public-key', `${keys}.pub`], { env: s3.env() });
+    expect(unsigned.code).toBe(1);
+    expect(unsigned.stdout).toContain(`signature: ${SIGNATURE_FILE} is missing`);
   });
 
   it('verify --dir s3://... names a missing, an altered (same size, other bytes) and an extra object', { timeout: 120_000 }, async () => {
