@@ -3,8 +3,8 @@
  * service in its own process: the floors (a bare client that fetches the same paths and
  * discards the bodies, or writes each to a new file), a full sync, a no-change re-sync, a
  * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
- * sweep, a slow service (20 ms a request, 8 workers: slow.ts), the scaling of sync, re-sync and
- * serve, and serve against nginx. Prints tables and
+ * sweep, a slow service (20 ms a request, 8 workers: slow.ts), a first and a no-change push to
+ * S3 (push.ts), the scaling of sync, re-sync and serve, and serve against nginx. Prints tables and
  * writes the same as JSON.
  *
  *     node dist-bench/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
@@ -30,6 +30,7 @@ import { benchServe } from './serve.js';
 import { benchSlowService, slowPlan, slowServiceFailures } from './slow.js';
 import { describePage, measurePage } from './browser.js';
 import { incrementalBound, incrementalProblems, REFRESH_RUNS, type IncrementalResult, type IncrementalRun } from './incremental.js';
+import { benchPush, describePushBench } from './push.js';
 import { measureServe } from './serve-child.js';
 import { startUpstreamChild, upstreamHasProfiles, type UpstreamChild } from './upstream-child.js';
 
@@ -354,6 +355,12 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       }
     }
     results.notes.push(describePage(args.quick ? { skipped: '--quick' } : await measurePage({ cli: CLI, url: upstream.url, dir: mirror, env, cwd: tmp, servers: upstream.counts.servers, timeoutMs: left('offline page') })));
+    try {
+      results.notes.push(describePushBench(args.quick ? { skipped: '--quick' } : await benchPush({ dir: mirror, env, timeoutMs: left('push'), log })));
+    } catch (error) {
+      if (error instanceof OutOfTime) throw error;
+      results.failures.push(error instanceof Error ? error.message : String(error));
+    }
     await stopUpstream(upstream);
 
     results.slowService = await benchSlowService({ cli: CLI, floor: FLOOR, env, tmp, log, left, startUpstream, stopUpstream }, slowPlan(args.slowScale, args.quick));

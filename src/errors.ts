@@ -199,6 +199,24 @@ export class VerifyError extends MirrorError {
   }
 }
 
+/**
+ * Object storage refused or failed a request of push (or of verify on a bucket): names the bucket,
+ * the key and the store's own error code (AccessDenied, NoSuchBucket, InvalidAccessKeyId, ...).
+ * Exit 1; `sync --push` gives 3, the snapshot being published locally all the same.
+ */
+export class PushError extends MirrorError {
+  readonly bucket: string;
+  readonly key: string | undefined;
+  readonly storeCode: string | undefined;
+
+  constructor(problem: { bucket: string; key?: string | undefined; storeCode?: string | undefined; message: string }, options: { exitCode?: number; cause?: unknown } = {}) {
+    super('E_PUSH', problem.message, options);
+    this.bucket = problem.bucket;
+    this.key = problem.key;
+    this.storeCode = problem.storeCode;
+  }
+}
+
 /** A key file that keygen would overwrite. */
 export class KeyExistsError extends MirrorError {
   constructor(message: string) {

@@ -44,6 +44,7 @@ export {
   NotEmptyError,
   NotSnapshotError,
   OutputError,
+  PushError,
   RequestFailedError,
   StrictError,
   TokenRejectedError,

@@ -13,6 +13,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'pack', summary: 'write one deterministic .tar.gz of a published snapshot (manifest, signature, exactly the files it lists)', load: async () => (await import('./pack.js')).packCommand },
   { name: 'unpack', summary: 'restore an archive made by pack into a folder (new, empty, or a snapshot to replace), checked against its manifest first', load: async () => (await import('./unpack.js')).unpackCommand },
   { name: 'keygen', summary: 'make an Ed25519 key pair: PREFIX.key (private, for sync/pack --sign-key) and PREFIX.pub (for verify --public-key)', load: async () => (await import('./keygen.js')).keygenCommand },
+  { name: 'push', summary: 'copy a published snapshot into S3-compatible object storage, in an order no reader can catch half-done', load: async () => (await import('./push.js')).pushCommand },
   { name: 'serve', summary: 'answer the service API read-only from a published output folder', load: async () => (await import('./serve.js')).serveCommand },
   { name: 'nginx-conf', summary: 'print an nginx configuration that serves a published folder at the service URLs', load: async () => (await import('./nginx-conf.js')).nginxConfCommand },
   { name: 'upstream', summary: 'run the built-in simulated inventory service (demo data, tests, benchmarks)', load: async () => (await import('./upstream.js')).upstreamCommand },

@@ -11,7 +11,7 @@ import { parseConfig, readConfigFile } from '../config/load.js';
 import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { writeReport } from '../diff/report.js';
-import { AbortedError, ConfigError, MirrorError, UsageError } from '../errors.js';
+import { AbortedError, ConfigError, MirrorError, PushError, UsageError } from '../errors.js';
 import { checkWorkTree, commitSnapshot } from '../git/git.js';
 import { commitMessage } from '../git/message.js';
 import { alertRun } from '../notify/alert.js';
@@ -21,6 +21,8 @@ import { writeMetrics } from '../state/metrics.js';
 import { runSync, type SyncRun } from '../sync/index.js';
 import { runRecord, type SyncResult } from '../sync/result.js';
 import { registerSecret } from '../util/secrets.js';
+import { describeKey } from '../push/location.js';
+import { describePush, pushJob, runPush, type PushJob } from './push-job.js';
 
 /** The options `sync` and `schedule` share. */
 export const SYNC_OPTIONS: Record<string, OptionSpec> = {
@@ -41,6 +43,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },
   report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
   'warnings-file': { type: 'string', value: 'FILE', description: 'write every data-quality finding to FILE, one JSON object per line' },
+  push: { type: 'string', value: 's3://BUCKET[/PREFIX]', description: 'after each publish, push the snapshot to object storage (config push.to; endpoint and the rest from config push); a failed push exits 3 and keeps the local snapshot' },
   'metrics-file': { type: 'string', value: 'FILE', description: 'write the run in Prometheus text format to FILE (for node_exporter\'s textfile collector), also when it fails' },
   ...OUTPUT_OPTIONS,
 };
@@ -56,6 +59,8 @@ interface SyncJob {
   metricsFile: string | undefined;
   /** How the service is named in the summary. */
   source: string;
+  /** Object storage to push to after each publish. */
+  push: PushJob | undefined;
 }
 
 /** The config with the flags of a sync laid over it, parsed once. */
@@ -122,6 +127,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
     report: pathFlag(parsed, 'report', io),
     metricsFile: pathFlag(parsed, 'metrics-file', io),
     source: service.source,
+    push: pushJob(config.push, { to: stringFlag(parsed, 'push') }, '--push'),
   };
 }
 
@@ -150,6 +156,8 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
         const sha = await commitSnapshot({ out: job.options.out, message, author: job.git.author });
         output.info(sha ? `git: committed ${sha.slice(0, 12)} ${message.split('\n')[0]}` : 'git: nothing to commit');
       }
+      // Under the lock still: the next sync cannot publish over the files being uploaded.
+      if (job.push && result.status !== 'dry-run') await pushAfterPublish(job.push, job.options.out, output);
     } finally {
       await held.release(published);
     }
@@ -159,6 +167,17 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
   }
   await afterRun(job, output, started, result, undefined);
   return result;
+}
+
+/** Pushes a snapshot just published; any failure exits 3, as the local snapshot is published all the same. */
+async function pushAfterPublish(push: PushJob, out: string, output: Output): Promise<void> {
+  try {
+    output.info(describePush(await runPush(push, out, output)));
+  } catch (error) {
+    if (!(error instanceof MirrorError)) throw error;
+    const message = `${out} is published, but the push to ${describeKey(push.location)} failed: ${error.message}`;
+    throw new PushError(error instanceof PushError ? { bucket: error.bucket, key: error.key, storeCode: error.storeCode, message } : { bucket: push.location.bucket, message }, { exitCode: 3, cause: error });
+  }
 }
 
 /** The metrics file and the webhook of a finished run; their own failures are warnings only. */

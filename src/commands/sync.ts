@@ -45,6 +45,7 @@ export const syncCommand: CommandDefinition = {
   },
   notes: [
     'Exit status: 0 published or unchanged; 1 failed (the folder is as it was); 2 usage or configuration error;',
+    '3 published, but the push to object storage (--push, config push.to) failed;',
     '130/143 stopped by SIGINT/SIGTERM before publishing (the folder is as it was).',
   ],
   async run(parsed, io) {

@@ -11,6 +11,8 @@ import { loadPublicKey } from '../sign/keys.js';
 import { freshnessProblem, parseMaxAge } from '../state/freshness.js';
 import { mismatchMessage, problemLines } from '../verify/report.js';
 import { verifyFolder } from '../verify/verify.js';
+import { describeKey } from '../push/location.js';
+import { pushJob } from './push-job.js';
 
 const MAX_LINES = 100;
 
@@ -21,8 +23,13 @@ export const verifyCommand: CommandDefinition = {
     'max-age': { type: 'string', value: 'AGE', description: 'also exit 1 when the last successful sync (_meta/last-sync.json) is older than AGE, e.g. 26h (units s, m, h, d) or missing' },
     archive: { type: 'string', value: 'FILE', description: 'check an archive made by pack instead of a folder, without unpacking it' },
     'public-key': { type: 'string', value: 'FILE', description: 'Ed25519 public key (from keygen): also require a valid _meta/manifest.sig by it' },
+    endpoint: { type: 'string', value: 'URL', description: 'with --dir s3://BUCKET[/PREFIX]: an S3-compatible store (config push.endpoint; default AWS)' },
+    'path-style': { type: 'boolean', description: 'with --dir s3://...: the bucket in the URL path, as MinIO needs (config push.pathStyle)' },
   },
-  notes: ['Exit status: 0 it matches; 1 something is missing, altered, extra, badly signed or stale; 2 not a snapshot, or a usage error.'],
+  notes: [
+    'With --dir s3://BUCKET[/PREFIX]: checks a copy made by push, by its listing and the sha256 push records in each object\'s metadata.',
+    'Exit status: 0 it matches; 1 something is missing, altered, extra, badly signed or stale; 2 not a snapshot, or a usage error.',
+  ],
   async run(parsed, io) {
     const keyFile = pathFlag(parsed, 'public-key', io);
     const publicKey = keyFile ? loadPublicKey(keyFile, '--public-key') : undefined;
@@ -32,9 +39,17 @@ export const verifyCommand: CommandDefinition = {
     if (archive && maxAge !== undefined) throw new UsageError('--max-age is about a folder\'s last sync; an archive has none');
     let target: string;
     let report;
+    const dirFlag = stringFlag(parsed, 'dir');
     if (archive) {
       target = archive;
       report = await verifyArchive(archive, publicKey);
+    } else if (dirFlag?.startsWith('s3://')) {
+      if (maxAge !== undefined) throw new UsageError('--max-age reads _meta/last-sync.json, which push does not copy; check the folder the bucket is pushed from');
+      const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
+      const job = pushJob(config.push, { to: dirFlag, endpoint: stringFlag(parsed, 'endpoint'), pathStyle: Boolean(parsed.values['path-style']) }, '--dir')!;
+      target = describeKey(job.location);
+      const { verifyBucket } = await import('../push/verify-bucket.js');
+      report = await verifyBucket(job.location, { endpoint: job.endpoint, pathStyle: job.pathStyle, concurrency: job.concurrency }, publicKey);
     } else {
       const { config } = loadConfig(stringFlag(parsed, 'config'), io.cwd);
       target = outputFolder(stringFlag(parsed, 'dir'), io, config);

@@ -81,4 +81,6 @@ export interface MirrorConfig {
   redact: { [R in keyof RedactionInput]?: Required<ResourceRedactionInput> };
   quality: { accept: string[] };
   browser: { enabled: boolean };
+  /** Object storage for `push` and `sync`/`schedule` after each publish (docs/object-storage.md). */
+  push: { to?: string | undefined; endpoint?: string | undefined; pathStyle: boolean; cacheControl?: string | undefined; concurrency: number };
 }

@@ -68,6 +68,15 @@ const serveSchema = z.strictObject({
   tokenFile: z.string().min(1).optional(),
 });
 
+/** Where `push` (and `sync`/`schedule` after each publish) copies the snapshot; credentials never here. */
+const pushSchema = z.strictObject({
+  to: z.string().regex(/^s3:\/\/[^/]+/, 'expected s3://BUCKET or s3://BUCKET/PREFIX').optional(),
+  endpoint: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
+  pathStyle: z.boolean().default(false),
+  cacheControl: z.string().min(1).regex(/^[\x20-\x7e]+$/, 'expected printable ASCII, e.g. "public, max-age=300"').optional(),
+  concurrency: z.int().min(1).max(256).default(16),
+});
+
 export const configSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
   tokenFile: z.string().min(1).optional(),
@@ -85,9 +94,11 @@ export const configSchema = z.strictObject({
   quality: z.strictObject({ accept: z.array(acceptPatternSchema).default([]) }).prefault({}),
   /** The offline browser page (index.html + _browser/) written into the snapshot. */
   browser: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  push: pushSchema.prefault({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type SyncSettings = Config['sync'];
 export type FilterSettings = Config['filters'];
 export type NotifySettings = Config['notify'];
+export type PushSettings = Config['push'];

@@ -7,7 +7,10 @@
 const secrets = new Set<string>();
 
 /** Environment variables that hold a secret or name a file holding one: never passed to children. */
-export const SECRET_ENV = ['INVENTORY_API_TOKEN', 'INVENTORY_API_TOKEN_FILE', 'MIRROR_API_TOKEN', 'MIRROR_API_TOKEN_FILE'] as const;
+export const SECRET_ENV = ['INVENTORY_API_TOKEN', 'INVENTORY_API_TOKEN_FILE', 'MIRROR_API_TOKEN', 'MIRROR_API_TOKEN_FILE', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
+
+/** The AWS variables whose values are secrets (push reads them through the SDK's credential chain). */
+export const AWS_SECRET_ENV = ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
 
 /** Remembers a secret; values too short to be one (under 4 characters) are ignored. */
 export function registerSecret(value: string | undefined): void {
