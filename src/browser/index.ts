@@ -18,7 +18,7 @@ import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.
 import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
 import { APP_CSS, INDEX_HTML } from './assets.js';
-import { APP_JS } from './app-script.js';
+import { pageScript } from './bundle.js';
 import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, type ResourceSummary } from './data.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, withViewFacts, type Cell, type ViewFacts } from './table.js';
@@ -43,7 +43,7 @@ interface BrowserInput {
 export async function browserFiles({ writer, quality, changes, records, initial, at }: BrowserInput): Promise<void> {
   await writer.put(BROWSER_INDEX_FILE, Buffer.from(INDEX_HTML));
   await writer.put(`${BROWSER_DIR}/app.css`, Buffer.from(APP_CSS));
-  await writer.put(`${BROWSER_DIR}/app.js`, Buffer.from(APP_JS));
+  await writer.put(`${BROWSER_DIR}/app.js`, pageScript());
   const summaries = {} as Record<ResourceName, ResourceSummary>;
   const facts = await viewFacts(writer);
   for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);

@@ -31,7 +31,7 @@ describe('table rows', () => {
     });
   });
 
-  it('flatten objects into key columns, lists of records into names and ids, other lists into counts', () => {
+  it('flatten objects into key columns, lists of records into names, ids and their text fields, lists of strings kept, other lists into counts', () => {
     const single = {
       id: 'd1',
       server_names: ['a', 'b'],
@@ -39,16 +39,18 @@ describe('table rows', () => {
         { id: '7', name: 'a' },
         { id: '9', name: 'b' },
       ],
-      instances: [{ id: 'i1', name: 'db_1', config: { max: 1 } }],
+      instances: [{ id: 'i1', name: 'db_1', listen_address: '10.1.2.3', host_alias: 'db-1.example.net', config: { max: 1 } }],
       tags: [1, 2, 3],
       location: { site: '4', room: '41', extra: { deep: true } },
     };
     expect(tableRow(undefined, single)).toEqual({
-      server_names: 'a, b',
-      servers: 'a, b',
+      server_names: ['a', 'b'],
+      servers: ['a', 'b'],
       'servers.id': ['7', '9'],
-      instances: 'db_1',
+      instances: ['db_1'],
       'instances.id': ['i1'],
+      'instances.listen_address': ['10.1.2.3'],
+      'instances.host_alias': ['db-1.example.net'],
       tags: 3,
       'location.site': '4',
       'location.room': '41',
