@@ -89,12 +89,37 @@ export interface ViewFacts {
   os?: { id: string; name: string };
   virtual?: boolean;
   parent?: { id: string; name: string };
+  /** Columns from the configured views that hold the server (`by_location=site:4` gives `site` 4), in view order. */
+  columns?: [string, string][];
 }
+
+/**
+ * The column and value a configured server view gives the servers it holds: `by_location`
+ * `site:<id>`, `room:<id>` or `rack:<id>` give `site`, `room` or `rack`; `by_maintainer` gives
+ * `maintainer`, `by_serial_number` `serial_number`, `by_arch` `arch`, `by_fullmodel` `model` (the
+ * term the manufacturer or model includes). Undefined for any other view.
+ */
+export function viewColumn(param: string, value: string): [string, string] | undefined {
+  if (param === 'by_location') {
+    const m = /^(site|room|rack):(.+)$/.exec(value);
+    return m ? [m[1]!, m[2]!] : undefined;
+  }
+  const column = VIEW_COLUMNS.get(param);
+  return column === undefined ? undefined : [column, value];
+}
+
+const VIEW_COLUMNS = new Map([
+  ['by_maintainer', 'maintainer'],
+  ['by_serial_number', 'serial_number'],
+  ['by_arch', 'arch'],
+  ['by_fullmodel', 'model'],
+]);
 
 /**
  * A row completed from the filtered views where the record itself does not say: a service that
  * renders records as its API document lists them names no server's operating system, no virtual
- * flag and no system's parent, but the mirror holds every `by_system` and `by_virtual` view.
+ * flag, no site or maintainer and no system's parent, but the mirror holds every `by_system` and
+ * `by_virtual` view and the configured ones (`by_location`, `by_maintainer`, …).
  */
 export function withViewFacts(row: Record<string, Cell>, facts: ViewFacts | undefined): Record<string, Cell> {
   const fill = (key: string, ref: { id: string; name: string } | undefined): void => {
@@ -105,6 +130,14 @@ export function withViewFacts(row: Record<string, Cell>, facts: ViewFacts | unde
   fill('operating_system', facts?.os);
   fill('parent', facts?.parent);
   if (facts?.virtual !== undefined && (row.virtual === undefined || row.virtual === null)) row.virtual = facts.virtual;
+  const byColumn = new Map<string, string[]>();
+  for (const [column, value] of facts?.columns ?? []) {
+    const list = byColumn.get(column);
+    if (list) list.push(value);
+    else byColumn.set(column, [value]);
+  }
+  // A server in two views of one column (two model terms it matches) gets both values.
+  for (const [column, values] of byColumn) if (row[column] === undefined || row[column] === null) row[column] = values.length === 1 ? values[0]! : values;
   return row;
 }
 

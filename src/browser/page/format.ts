@@ -29,6 +29,7 @@ const LABELS = new Map<string, string>([
   ['processor_frequency_GHz', 'GHz'],
   ['location.site', 'site'],
   ['location.room', 'room'],
+  ['serial_number', 'serial'],
   ['hardware.manufacturer', 'manufacturer'],
   ['hardware.model', 'model'],
   ['runtime_version', 'runtime'],

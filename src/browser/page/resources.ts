@@ -7,7 +7,7 @@ import type { ResourceName } from '../../spec/resources.js';
 
 /** What a person looks at first; every other column is one click away in the column chooser. */
 export const DEFAULT_COLS: Record<ResourceName, readonly string[]> = {
-  servers: ['name', 'ip', 'operating_system', 'memory_GB', 'processor_system_count', 'virtual', 'hypervisor_name'],
+  servers: ['name', 'ip', 'operating_system', 'memory_GB', 'processor_system_count', 'virtual', 'hypervisor_name', 'site'],
   appservers: ['name', 'dns', 'server_name', 'runtime_version', 'appserver_version'],
   databases: ['name', 'type', 'servers', 'instances'],
   applications: ['name', 'description'],
@@ -16,11 +16,12 @@ export const DEFAULT_COLS: Record<ResourceName, readonly string[]> = {
 
 /**
  * Facets, where the table has the column: the service's own filters (by_system, by_virtual,
- * by_location, by_maintainer, by_fullmodel, by_serial_number, by_arch, by_type) and the fields
+ * by_location as site, room and rack, by_maintainer, by_fullmodel as model, by_serial_number,
+ * by_arch, by_type; the sync fills these columns from the configured views) and the fields
  * people group by.
  */
 export const FACETS: Record<ResourceName, readonly string[]> = {
-  servers: ['operating_system', 'virtual', 'location.site', 'location.room', 'site', 'room', 'maintainer', 'hardware.manufacturer', 'hardware.model', 'fullmodel', 'arch', 'serial_number'],
+  servers: ['operating_system', 'virtual', 'site', 'room', 'rack', 'location.site', 'location.room', 'maintainer', 'hardware.manufacturer', 'hardware.model', 'model', 'arch', 'serial_number'],
   databases: ['type'],
   appservers: ['runtime_version', 'server_name', 'appserver_version', 'dbconn_server', 'dbconn_db'],
   operating_systems: ['parent'],

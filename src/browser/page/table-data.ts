@@ -68,13 +68,14 @@ export const matchedFields = (T: Table, i: number, term: string): string[] => se
 /** Whether a column is the operating system, filtered with every descendant system. */
 const isOsFacet = (T: Table, col: string, tree: OsTree | undefined): boolean => col === 'operating_system' && tree !== undefined && T.cols.has('operating_system.id');
 
-/** The value a facet counts a row under: the system's id for the OS facet, else the cell as text. */
-export function facetValue(T: Table, col: string, i: number, tree: OsTree | undefined): string {
+/** The values a facet counts a row under: the system's id for the OS facet, each entry of a list, else the cell as text. */
+export function facetValues(T: Table, col: string, i: number, tree: OsTree | undefined): string[] {
   if (isOsFacet(T, col, tree)) {
     const ids = T.cols.get('operating_system.id')![i];
-    return Array.isArray(ids) ? (ids[0] ?? '') : '';
+    return [Array.isArray(ids) ? (ids[0] ?? '') : ''];
   }
-  return fmt(T.cols.get(col)?.[i] ?? null);
+  const cell = T.cols.get(col)?.[i] ?? null;
+  return Array.isArray(cell) ? (cell.length > 0 ? cell : ['']) : [fmt(cell)];
 }
 
 /**
@@ -100,10 +101,10 @@ export function matcher(T: Table, params: URLSearchParams, skip: string | null, 
     if (isOsFacet(T, col, tree)) {
       const set = new Set<string>();
       for (const v of values) for (const d of descendants(tree!, v)) set.add(d);
-      tests.push((i) => set.has(facetValue(T, col, i, tree)));
+      tests.push((i) => set.has(facetValues(T, col, i, tree)[0]!));
     } else {
       const wanted = new Set(values);
-      tests.push((i) => wanted.has(facetValue(T, col, i, tree)));
+      tests.push((i) => facetValues(T, col, i, tree).some((v) => wanted.has(v)));
     }
   }
   const term = (params.get('q') ?? '').trim().toLowerCase();

@@ -7,7 +7,7 @@ import { chipText, OPERATORS, isOperator, opValue, parseFilters, withFilter, wit
 import { colLabel, hashOf, label } from '../format.js';
 import { osTree, type OsTree } from '../os-tree.js';
 import { DEFAULT_COLS, FACETS } from '../resources.js';
-import { cells, choosable, facetValue, matcher, matching, searchedFields, visibleCols } from '../table-data.js';
+import { cells, choosable, facetValues, matcher, matching, searchedFields, visibleCols } from '../table-data.js';
 import type { Cell, Table } from '../types.js';
 import type { ResourceName } from '../../../spec/resources.js';
 
@@ -35,8 +35,7 @@ function facetBox(ctx: Ctx, T: Table, params: URLSearchParams, col: string, tree
   const counts = new Map<string, number>();
   for (let i = 0; i < T.n; i++) {
     if (!test(i)) continue;
-    const v = facetValue(T, col, i, tree);
-    counts.set(v, (counts.get(v) ?? 0) + 1);
+    for (const v of facetValues(T, col, i, tree)) counts.set(v, (counts.get(v) ?? 0) + 1);
   }
   const ul = box.appendChild(el('ul'));
   const item = (parent: HTMLElement, value: string, text: string, n: number, depth: number): void => {
