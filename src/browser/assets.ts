@@ -134,7 +134,7 @@ nav#resources a[aria-current]{background:#4d7fc4;color:#0b1220}
 th,td,ul.results li{border-color:#2c3440}
 table.grid th{background:#202733}
 table.grid th a{color:#e3e7ee}
-a{color:#8ab8ff}
+a,.facet details.more summary{color:#8ab8ff}
 .muted,th,h2 small,.facet h3,.facet li .count,.pager .off{color:#a3adbb}
 .error,.change .removed,.chip a,.facet a.clear{color:#ff8f85}
 button,summary,.opfilter select,.opfilter input,.toolbar select,.toolbar input[type=search],.facet details.more input{background:#1a2029;color:#dbe6f5;border-color:#3a4452}

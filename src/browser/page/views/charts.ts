@@ -24,9 +24,11 @@ export function barChart(title: string, bars: readonly Bar[]): HTMLElement {
     const y = k * row + 2;
     const bw = Math.max(1, ((w - labelW - 60) * b[1]) / max);
     const g = s.appendChild(svg('g'));
-    const holder = b[2] ? g.appendChild(svg('a', { href: b[2], 'aria-label': `${b[0]}: ${b[1]}` })) : g;
+    // A link is named by its visible texts (label and count); an unlinked bar keeps a tooltip.
+    const holder = b[2] ? g.appendChild(svg('a', { href: b[2] })) : g;
     holder.appendChild(svg('text', { x: labelW - 6, y: y + 15, 'text-anchor': 'end', class: 'lbl' }, b[0].length > 22 ? `${b[0].slice(0, 21)}…` : b[0]));
-    holder.appendChild(svg('rect', { x: labelW, y: y + 3, width: bw, height: row - 6, rx: 3, class: 'bar' })).appendChild(svg('title', {}, `${b[0]}: ${b[1]}`));
+    const rect = holder.appendChild(svg('rect', { x: labelW, y: y + 3, width: bw, height: row - 6, rx: 3, class: 'bar' }));
+    if (!b[2]) rect.appendChild(svg('title', {}, `${b[0]}: ${b[1]}`));
     holder.appendChild(svg('text', { x: labelW + bw + 6, y: y + 15, class: 'val' }, b[1]));
   });
   return fig;
