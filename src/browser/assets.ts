@@ -120,7 +120,8 @@ table.findings td.count{white-space:nowrap;text-align:right}
 @media (max-width:720px){
 header,nav#resources,main{padding-left:.8rem;padding-right:.8rem}
 .layout,.record{grid-template-columns:minmax(0,1fr)}
-.facets>summary{display:block;margin:.4rem 0}
+.facets>summary{display:inline-block;margin:.4rem 0}
+.facets:not([open]){border:0;background:none;padding:0}
 .toolbar input[type=search]{flex:1 1 100%}
 table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;width:7rem}
 table.kv th,table.kv td{white-space:normal;overflow-wrap:anywhere;padding:.3rem .4rem}
