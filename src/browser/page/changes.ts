@@ -57,3 +57,18 @@ export function unlisted(history: History, filter: ChangeFilter): number {
   });
   return n;
 }
+
+/** The column the page adds to every table: whether the last sync added or changed the record. */
+export const CHANGED_COLUMN = '_changed';
+
+/**
+ * The ids the last sync added or changed in `resource`, and whether that list is whole (the
+ * history lists a few hundred per kind); undefined when the last entry is a first snapshot.
+ */
+export function lastChanged(history: History, resource: string): { ids: Set<string>; whole: boolean } | undefined {
+  const last = history.entries[0];
+  if (!last || last.initial) return undefined;
+  const c = Object.hasOwn(last.resources, resource) ? last.resources[resource] : undefined;
+  if (!c) return { ids: new Set(), whole: true };
+  return { ids: new Set([...c.added.map((x) => x[0]), ...c.changed.map((x) => x[0])]), whole: c.added.length === c.counts.added && c.changed.length === c.counts.changed };
+}

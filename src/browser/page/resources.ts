@@ -17,15 +17,15 @@ export const DEFAULT_COLS: Record<ResourceName, readonly string[]> = {
 /**
  * Facets, where the table has the column: the service's own filters (by_system, by_virtual,
  * by_location as site, room and rack, by_maintainer, by_fullmodel as model, by_serial_number,
- * by_arch, by_type; the sync fills these columns from the configured views) and the fields
- * people group by.
+ * by_arch, by_type; the sync fills these columns from the configured views), the fields
+ * people group by, and `_changed`: whether the last sync added or changed the record.
  */
 export const FACETS: Record<ResourceName, readonly string[]> = {
-  servers: ['operating_system', 'virtual', 'site', 'room', 'rack', 'location.site', 'location.room', 'maintainer', 'hardware.manufacturer', 'hardware.model', 'model', 'arch', 'serial_number'],
-  databases: ['type'],
-  appservers: ['runtime_version', 'server_name', 'appserver_version', 'dbconn_server', 'dbconn_db'],
-  operating_systems: ['parent'],
-  applications: [],
+  servers: ['_changed', 'operating_system', 'virtual', 'site', 'room', 'rack', 'location.site', 'location.room', 'maintainer', 'hardware.manufacturer', 'hardware.model', 'model', 'arch', 'serial_number'],
+  databases: ['_changed', 'type'],
+  appservers: ['_changed', 'runtime_version', 'server_name', 'appserver_version', 'dbconn_server', 'dbconn_db'],
+  operating_systems: ['_changed', 'parent'],
+  applications: ['_changed'],
 };
 
 /** Columns that name another record, and the resource it is in. */

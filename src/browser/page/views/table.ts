@@ -8,7 +8,8 @@ import { colLabel, hashOf, label } from '../format.js';
 import { osTree, type OsTree } from '../os-tree.js';
 import { DEFAULT_COLS, FACETS } from '../resources.js';
 import { cells, choosable, facetValues, matcher, matching, searchedFields, visibleCols } from '../table-data.js';
-import type { Cell, Table } from '../types.js';
+import type { Cell, History, Table } from '../types.js';
+import { CHANGED_COLUMN, lastChanged } from '../changes.js';
 import type { ResourceName } from '../../../spec/resources.js';
 
 const PAGE = 50;
@@ -29,6 +30,7 @@ const facetText = (value: string): string => (value === '' ? '(none)' : value ==
 function facetBox(ctx: Ctx, T: Table, params: URLSearchParams, col: string, tree: OsTree | undefined): HTMLElement {
   const box = el('section', null, { class: 'facet', 'data-facet': col });
   box.appendChild(el('h3', colLabel(col)));
+  if (col === CHANGED_COLUMN && partlyMarked.has(T)) box.appendChild(el('p', 'the history lists a few hundred changes per sync: the changes page counts them all', { class: 'muted small' }));
   const param = `f.${col}`;
   const active = new Set(params.getAll(param));
   const test = matcher(T, params, col, tree);
@@ -161,9 +163,10 @@ export function tableView(ctx: Ctx, r: string, params: URLSearchParams): void {
   const plain = [...params.keys()].every((k) => k === 'cols');
   if (plain && !store.tables.has(r)) preview(ctx, r, params, info.count);
   const hadTableSearch = document.activeElement?.id === 'table-q';
-  store.withTables(needs, () => {
+  store.withTables(needs, () => store.withHistory((history) => {
     if (!isCurrent(ctx)) return;
     const T = store.tables.get(r)!;
+    markChanged(T, history);
     const tree = needs.includes('operating_systems') ? osTree(store.tables.get('operating_systems')) : undefined;
     const rows = matching(T, params, tree);
     const cols = visibleCols(T, params, DEFAULT_COLS[resource] ?? ['name']);
@@ -276,8 +279,21 @@ export function tableView(ctx: Ctx, r: string, params: URLSearchParams): void {
       main.scrollIntoView({ block: 'start' });
     }
     ready(r, countText, { keepFocus: hadTableSearch ? box : null });
-  });
+  }));
 }
+
+/** Adds the "changed in the last sync" column to a table once, from the history's last entry. */
+function markChanged(T: Table, history: History): void {
+  if (T.cols.has(CHANGED_COLUMN)) return;
+  const changed = lastChanged(history, T.r);
+  if (!changed) return;
+  T.cols.set(CHANGED_COLUMN, T.ids.map((id) => changed.ids.has(id)));
+  T.names.push(CHANGED_COLUMN);
+  if (!changed.whole) partlyMarked.add(T);
+}
+
+/** Tables whose last sync changed more records than the history lists: their `_changed` facet says so. */
+const partlyMarked = new WeakSet<Table>();
 
 let scrollToResults = false;
 
