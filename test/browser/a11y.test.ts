@@ -32,7 +32,9 @@ describe.skipIf(!hasChromium)('accessibility', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const browser = await chromiumForTest({ viewport: { width: 1280, height: 900 }, colorScheme });
       const { page, errors } = await pageWithErrors(browser);
-      for (const [hash, ready] of [['#/', 'home'], ['#/servers?f.virtual=true', 'servers'], ['#/servers/1000', 'record'], ['#/_changes', 'changes'], ['#/_charts', 'charts']] as const) {
+      // Every view in light; in dark, the two with the most kinds of element.
+      const views = [['#/', 'home'], ['#/servers?f.virtual=true', 'servers'], ['#/servers/1000', 'record'], ['#/_changes', 'changes'], ['#/_charts', 'charts']] as const;
+      for (const [hash, ready] of colorScheme === 'light' ? views : views.slice(0, 2)) {
         await page.goto(`${index}${hash}`);
         await page.locator(`#view[data-ready=${ready}]`).waitFor();
         // The facets are counted just after the rows: wait for them too.

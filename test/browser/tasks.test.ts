@@ -133,6 +133,10 @@ describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
     await page.locator('#view[data-ready=search]').waitFor();
     const hit = page.locator('ul.results li', { has: page.locator('a', { hasText: app.name }) });
     expect(await hit.innerText()).toContain(`dbconn_server ${host.host_alias}`);
+    // Opening a result leaves no stale term in the header's search box.
+    await hit.locator('a').click();
+    await page.locator('#view[data-ready=record] h2', { hasText: app.name }).waitFor();
+    expect(await page.inputValue('#q')).toBe('');
     // The database page names the appservers connecting to it and their servers.
     await page.goto(`${index}#/databases/${encodeURIComponent(db.id)}`);
     await page.locator('#view[data-ready=record]').waitFor();
