@@ -58,6 +58,9 @@ describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
     await page.locator('.facet[data-facet=virtual] a', { hasText: 'yes' }).click();
     await page.locator('.facet[data-facet=site] a', { hasText: /^lab$/ }).click();
     await expect.poll(() => page.locator('#count').innerText()).toBe(`2 of ${total} records`);
+    // After a facet click, focus is on the new view's heading and the count is announced.
+    expect(await page.evaluate<string | undefined>('document.activeElement?.tagName')).toBe('H2');
+    expect(await page.locator('#status').innerText()).toBe(`2 of ${total} records`);
     await page.selectOption('.opfilter select[name=col]', 'memory_GB');
     await page.selectOption('.opfilter select[name=op]', 'lt');
     await page.fill('.opfilter input[name=value]', '8');

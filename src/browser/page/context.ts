@@ -26,8 +26,8 @@ export function loading(text = 'loading…'): void {
 
 /**
  * Marks the view as drawn (tests wait for `data-ready`), tells a screen reader what it shows,
- * and moves focus to the heading unless a control in the page header has it, so keyboard and
- * screen-reader users start at the new content.
+ * and moves focus to the heading (a link followed, in the navigation or the old view), so keyboard
+ * and screen-reader users start at the new content.
  */
 export function ready(name: string, announce: string, options: { keepFocus?: HTMLElement | null } = {}): void {
   const v = view();
@@ -39,10 +39,14 @@ export function ready(name: string, announce: string, options: { keepFocus?: HTM
     options.keepFocus.focus();
     return;
   }
-  if (active && active !== document.body && !v.contains(active) && active.isConnected) return;
+  // Someone typing keeps the caret; someone already inside the new content (a record's fields
+  // drawn before its links) keeps their place.
+  const typing = active instanceof HTMLInputElement || active instanceof HTMLSelectElement || active instanceof HTMLTextAreaElement;
+  if (active && active !== document.body && active.isConnected && (typing || v.contains(active))) return;
   const h = v.querySelector('h2');
   if (h) {
     h.setAttribute('tabindex', '-1');
     h.focus({ preventScroll: true });
+    if (h.getBoundingClientRect().top < 0) h.scrollIntoView({ block: 'start' });
   }
 }

@@ -142,41 +142,53 @@ function relatedFromRecord(store: Store, r: string, record: RecordBody, i: numbe
   return [linkList(store, 'Appservers that connect to it', 'appservers', apps), linkList(store, 'Servers of those appservers', 'servers', servers)];
 }
 
+/**
+ * A record's page. The record's own bucket (a few hundred records) comes first, so its fields show
+ * at once whatever the inventory's size; the links, which need whole tables, follow when those
+ * have loaded, and only then is the view marked ready.
+ */
 export function recordView(ctx: Ctx, r: string, id: string): void {
   const { store } = ctx;
   loading();
+  store.withRecord(r, id, (record) => {
+    if (!isCurrent(ctx)) return;
+    if (record) return drawRecord(ctx, r, id, record, fmt(record.name) || id);
+    // Not in its bucket: the table says whether the record exists at all.
+    store.withTable(r, (T) => {
+      if (!isCurrent(ctx)) return;
+      const i = T.pos.get(id);
+      if (i !== undefined) return drawRecord(ctx, r, id, undefined, fmt(T.cols.get('name')![i]) || id);
+      clear();
+      view().appendChild(el('h2', `No ${r} record with id ${id}`));
+      ready('missing', `No ${r} record with id ${id}`);
+    });
+  });
+}
+
+function drawRecord(ctx: Ctx, r: string, id: string, record: RecordBody | undefined, name: string): void {
+  const { store } = ctx;
+  clear();
+  const v = view();
+  const h = v.appendChild(el('h2', name));
+  h.appendChild(el('small', `${store.data.resources[r]!.singular.replace(/_/g, ' ')} ${id}`));
+  const rawLink = rawHref(r, id);
+  if (rawLink) v.appendChild(el('p', null, { class: 'raw' })).appendChild(el('a', 'raw JSON', { href: rawLink, title: 'the record file as the service sent it' }));
+  const grid = v.appendChild(el('div', null, { class: 'record' }));
+  const table = grid.appendChild(el('div')).appendChild(el('table', null, { class: 'fields' }));
+  if (!record) table.appendChild(el('tr')).appendChild(el('td', 'details not found', { class: 'muted' }));
+  else for (const [k, x] of Object.entries(record)) fieldRow(table, k, x);
+  const right = grid.appendChild(el('div'));
+  const pending = right.appendChild(el('p', 'loading links…', { class: 'muted' }));
+  const history = right.appendChild(recordHistory(store, r, id));
+  document.title = `${name} · Inventory mirror`;
   store.withTables(RELATED_TABLES[r as ResourceName] ?? [r], () => {
     if (!isCurrent(ctx)) return;
-    const T = store.tables.get(r)!;
-    const i = T.pos.get(id);
-    clear();
-    const v = view();
-    if (i === undefined) {
-      v.appendChild(el('h2', `No ${r} record with id ${id}`));
-      ready('missing', `No ${r} record with id ${id}`);
-      return;
+    pending.remove();
+    const i = store.tables.get(r)!.pos.get(id);
+    if (i !== undefined) {
+      for (const s of related(store, r, id, i)) right.insertBefore(s, history);
+      if (record) for (const s of relatedFromRecord(store, r, record, i)) right.insertBefore(s, history);
     }
-    const name = fmt(T.cols.get('name')![i]) || id;
-    const h = v.appendChild(el('h2', name));
-    h.appendChild(el('small', `${store.data.resources[r]!.singular.replace(/_/g, ' ')} ${id}`));
-    const rawLink = rawHref(r, id);
-    if (rawLink) v.appendChild(el('p', null, { class: 'raw' })).appendChild(el('a', 'raw JSON', { href: rawLink, title: 'the record file as the service sent it' }));
-    const grid = v.appendChild(el('div', null, { class: 'record' }));
-    const table = grid.appendChild(el('div')).appendChild(el('table', null, { class: 'fields' }));
-    table.appendChild(el('tr')).appendChild(el('td', 'loading…', { class: 'muted' }));
-    const right = grid.appendChild(el('div'));
-    for (const s of related(store, r, id, i)) right.appendChild(s);
-    const history = right.appendChild(recordHistory(store, r, id));
-    document.title = `${name} · Inventory mirror`;
-    store.withRecord(r, id, (record) => {
-      if (!isCurrent(ctx)) return;
-      table.textContent = '';
-      if (!record) table.appendChild(el('tr')).appendChild(el('td', 'details not found', { class: 'muted' }));
-      else {
-        for (const [k, x] of Object.entries(record)) fieldRow(table, k, x);
-        for (const s of relatedFromRecord(store, r, record, i)) right.insertBefore(s, history);
-      }
-      ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
-    });
+    ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
   });
 }
