@@ -2,6 +2,7 @@
  * The bench's results as data (the JSON written for tracking) and as the table printed for a
  * person. Pure: the table is computed from the results alone.
  */
+import { REFRESH_RUNS, type IncrementalResult, type IncrementalRun } from './incremental.js';
 import type { ResourceName } from '../src/spec/resources.js';
 import type { Profile } from './args.js';
 import type { Machine } from './machine.js';
@@ -114,6 +115,8 @@ export interface BenchResults {
   sync?: BestSyncRun;
   resync?: BestSyncRun;
   mutation?: SyncRun & { share: number; mutated: { added: number; removed: number; changed: number } };
+  /** `sync --incremental` at the bench's scale and each scaling row's (see incremental.ts). */
+  incremental?: IncrementalResult[];
   script?: { wallMs: number; files: number; caveats: string } | { skipped: string };
   ratios: { syncOverFloorB?: number; resyncOverFloorA?: number; scriptOverSync?: number };
   sweep: FloorResult[];
@@ -227,6 +230,7 @@ export function formatReport(results: BenchResults): string {
   }
   if (results.slowService) out.push('', ...formatSlowService(results.slowService));
   if (results.scaling.length > 0) out.push('', ...formatScaling(results.scaling, options.scale));
+  if (results.incremental?.length) out.push('', ...formatIncremental(results.incremental));
   if (results.serve) {
     const { serve, nginx, paths } = results.serve;
     out.push('', `serving the mirror, requests/s${nginx ? '' : ' (nginx not installed)'}:`);
@@ -353,6 +357,32 @@ function formatScaleTargets(rows: readonly ScalingRow[], steps: readonly ScaleSt
         row(`substring query, median, ${at}`, serve.substring.medianMs, ms(serve.substring.medianMs), t.substringMedianMs, ms(t.substringMedianMs)),
         row(`run metadata per record ${at}`, largest.runMeta.bytesPerRecord, `${largest.runMeta.bytesPerRecord} B`, t.runMetaBytesPerRecord, `${t.runMetaBytesPerRecord} B`),
       ],
+    ),
+  ];
+}
+
+/** The incremental step's table. */
+export function formatIncremental(results: readonly IncrementalResult[]): string[] {
+  const reasons = (run: IncrementalRun): string =>
+    Object.entries(run.reasons)
+      .filter(([, n]) => n > 0)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ');
+  return [
+    `incremental sync (refresh every ${REFRESH_RUNS} runs) against the full no-change re-sync:`,
+    formatTable(
+      ['servers', 'records', 're-sync', 'no change (bound)', 'requests (bound)', 'fetched', 'after 1% change', 'requests', 'fetched (why)'],
+      results.map((r) => [
+        r.scale,
+        r.records,
+        seconds(r.resyncMs),
+        `${seconds(r.noChange.wallMs)} (≤ ${seconds(r.bound.ms)})`,
+        `${r.noChange.requests} (≤ ${r.bound.requests})`,
+        r.noChange.fetched,
+        r.afterChange ? seconds(r.afterChange.wallMs) : 'not run',
+        r.afterChange?.requests,
+        r.afterChange ? `${r.afterChange.fetched} (${reasons(r.afterChange)})` : undefined,
+      ]),
     ),
   ];
 }

@@ -29,6 +29,7 @@ import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
 import { benchServe } from './serve.js';
 import { benchSlowService, slowPlan, slowServiceFailures } from './slow.js';
 import { describePage, measurePage } from './browser.js';
+import { incrementalBound, incrementalProblems, REFRESH_RUNS, type IncrementalResult, type IncrementalRun } from './incremental.js';
 import { measureServe } from './serve-child.js';
 import { startUpstreamChild, upstreamHasProfiles, type UpstreamChild } from './upstream-child.js';
 
@@ -159,9 +160,9 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
     };
   };
 
-  const sync = async (url: string, out: string, step: string): Promise<SyncRun> => {
+  const sync = async (url: string, out: string, step: string, extra: string[] = []): Promise<SyncRun & { fetch?: { fetched: number; reasons: Record<string, number> }; views: number }> => {
     log(step);
-    const child = await runChild(process.execPath, [CLI, 'sync', '--base-url', url, '--out', out, '--quiet', '--concurrency', String(args.concurrency)], {
+    const child = await runChild(process.execPath, [CLI, 'sync', '--base-url', url, '--out', out, '--quiet', '--concurrency', String(args.concurrency), ...extra], {
       env,
       cwd: tmp,
       timeoutMs: left(step),
@@ -174,8 +175,12 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       requests: number;
       notModified: number;
       files: { written: number; removed: number; unchanged: number };
+      fetch?: { fetched: number; reasons: Record<string, number> };
+      views: number;
     };
     return {
+      fetch: last.fetch,
+      views: last.views,
       wallMs: child.wallMs,
       durationMs: last.durationMs,
       requests: last.requests,
@@ -206,6 +211,21 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
   };
 
   const records = (counts: Record<ResourceName, number>): number => RESOURCE_NAMES.reduce((n, r) => n + counts[r], 0);
+
+  /** `sync --incremental` into `dir` (synced already), as the incremental step measures it. */
+  const incrementalRun = async (url: string, dir: string, step: string): Promise<IncrementalRun & { views: number }> => {
+    const run = await sync(url, dir, step, ['--incremental', '--refresh-runs', String(REFRESH_RUNS)]);
+    return { wallMs: run.wallMs, requests: run.requests, fetched: run.fetch?.fetched ?? run.requests, reasons: run.fetch?.reasons ?? {}, written: run.written, views: run.views };
+  };
+  /** The incremental step at one scale, judged; `mutate` changes 1% of the service's records. */
+  const incrementalStep = async (url: string, dir: string, scale: number, n: number, resyncMs: number, mutate: () => Promise<number>): Promise<void> => {
+    const { views, ...noChange } = await incrementalRun(url, dir, `incremental sync, no change upstream, at scale ${scale}`);
+    const changed = await mutate();
+    const { views: _, ...after } = await incrementalRun(url, dir, `incremental sync after a ${MUTATE_SHARE * 100}% mutation, at scale ${scale}`);
+    const result: IncrementalResult = { scale, records: n, views, resyncMs, noChange, afterChange: { ...after, changed }, bound: incrementalBound(n, views, resyncMs) };
+    (results.incremental ??= []).push(result);
+    results.failures.push(...incrementalProblems(result, !args.quick));
+  };
 
   /** A scaling row from its syncs, with serve started on the re-synced folder `dir`. */
   const scalingRow = async (
@@ -298,8 +318,24 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       }
     }
 
+    // mirror-1 is as the rounds left it: the incremental step's no-change run, then after the mutation.
+    const { views: mainViews, ...mainNoChange } = await incrementalRun(upstream.url, join(tmp, 'mirror-1'), `incremental sync, no change upstream, at scale ${args.scale}`);
     log(`mutating ${MUTATE_SHARE * 100}% of the records`);
     const mutated = await upstream.mutate(MUTATE_SHARE, args.seed + 1);
+    {
+      const { views: _, ...after } = await incrementalRun(upstream.url, join(tmp, 'mirror-1'), `incremental sync after a ${MUTATE_SHARE * 100}% mutation, at scale ${args.scale}`);
+      const result: IncrementalResult = {
+        scale: args.scale,
+        records: results.records,
+        views: mainViews,
+        resyncMs: results.resync.wallMs,
+        noChange: mainNoChange,
+        afterChange: { ...after, changed: mutated.added + mutated.removed + mutated.changed },
+        bound: incrementalBound(results.records, mainViews, results.resync.wallMs),
+      };
+      (results.incremental ??= []).push(result);
+      results.failures.push(...incrementalProblems(result, !args.quick));
+    }
     results.mutation = { ...(await sync(upstream.url, mirror, `re-sync after a ${MUTATE_SHARE * 100}% mutation`)), share: MUTATE_SHARE, mutated };
     if (results.mutation.written === 0) results.failures.push('the re-sync after a mutation wrote no file');
 
@@ -368,6 +404,11 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
       const otherSync = await sync(other.url, dir, `sync into an empty folder at scale ${scale}`);
       const otherResync = await sync(other.url, dir, `re-sync, no change upstream, at scale ${scale}`);
       const n = records(other.counts);
+      await incrementalStep(other.url, dir, scale, n, otherResync.wallMs, async () => {
+        log(`mutating ${MUTATE_SHARE * 100}% of the records at scale ${scale}`);
+        const m = await other.mutate(MUTATE_SHARE, args.seed + 1);
+        return m.added + m.removed + m.changed;
+      });
       if (scale === Math.max(...args.scaling) && !args.quick) results.notes.push(describePage(await measurePage({ cli: CLI, url: other.url, dir, env, cwd: tmp, servers: other.counts.servers, timeoutMs: left(`offline page at scale ${scale}`) })));
       await stopUpstream(other);
       if (otherResync.written !== 0 || otherResync.removed !== 0) {

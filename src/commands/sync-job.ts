@@ -32,6 +32,8 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   'fixed-concurrency': { type: 'boolean', description: 'keep exactly --concurrency requests in flight instead of adapting (config sync.adaptive false)' },
   'max-rps': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
   strict: { type: 'boolean', description: 'fail on findings that quality.accept in the config does not accept' },
+  incremental: { type: 'boolean', description: 'fetch a single record only when it is new, its list item changed, a record it embeds changed, or it is due in the rolling refresh (config sync.incremental)' },
+  'refresh-runs': { type: 'string', value: 'N', description: 'with --incremental: fetch every record again at least once every N runs (config sync.refreshRuns, default 7)' },
   'allow-mass-removal': { type: 'boolean', description: 'publish even when a resource loses more than sync.massRemoval.maxShare of its records' },
   'allow-nonempty': { type: 'boolean', description: 'publish into a folder that holds other files but no snapshot (verify will name them as extra)' },
   'sign-key': { type: 'string', value: 'FILE', description: 'Ed25519 private key (from keygen): sign the manifest into _meta/manifest.sig' },
@@ -66,6 +68,9 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   const rate = intFlag(parsed, 'max-rps', 1, 100_000);
   if (rate !== undefined) sync.maxRequestsPerSecond = rate;
   if (parsed.values.strict) sync.strict = true;
+  if (parsed.values.incremental) sync.incremental = true;
+  const refreshRuns = intFlag(parsed, 'refresh-runs', 1, 10_000);
+  if (refreshRuns !== undefined) sync.refreshRuns = refreshRuns;
   const flag = stringFlag(parsed, 'base-url');
   const baseUrl = flag ?? io.env.INVENTORY_BASE_URL;
   if (baseUrl !== undefined && !configSchema.shape.baseUrl.safeParse(baseUrl).success) {

@@ -15,6 +15,10 @@ export interface SyncSettingsInput {
   maxRequestsPerSecond?: number;
   /** Findings not accepted by `accept` fail the sync (default false). */
   strict?: boolean;
+  /** Fetch a single record only when it is new, its list item changed, a record it embeds changed, or it is due in the rolling refresh (default false). */
+  incremental?: boolean;
+  /** With `incremental`: every record is fetched again at least once every this many runs, about 1/N of them per run (default 7). */
+  refreshRuns?: number;
   /** Per request, for headers and for a stalled body (default 30 000). */
   timeoutMs?: number;
   /** A whole request, body included (default 300 000). */

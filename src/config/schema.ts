@@ -14,6 +14,8 @@ export const syncSchema = z.strictObject({
   adaptive: z.boolean().default(true),
   maxRequestsPerSecond: z.number().min(0).default(0),
   strict: z.boolean().default(false),
+  incremental: z.boolean().default(false),
+  refreshRuns: z.int().min(1).max(10_000).default(7),
   timeoutMs: z.int().min(100).default(30_000),
   requestDeadlineMs: z.int().min(1_000).default(300_000),
   deadlineMs: z.int().min(1_000).default(3_600_000),

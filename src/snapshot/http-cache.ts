@@ -7,7 +7,10 @@
  * 304 would otherwise keep bytes the service never sent for that ETag).
  *
  * Entries are in the manifest's order, one per file (null where the file has no validators), so
- * the file carries no paths: about 70 bytes per record.
+ * the file carries no paths: about 70 bytes per record, plus what an incremental sync needs (the
+ * run that last fetched or confirmed it, and the records its body refers to). The head names the
+ * run (counted by incremental syncs), the last run every record was verified in, and the
+ * service the snapshot came from.
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -15,21 +18,34 @@ import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { HTTP_CACHE_FILE } from './paths.js';
 import type { FileTable } from './table.js';
 
-const FORMAT = 3;
+/** Bumped whenever what the cache holds changes: a cache of another format is not used (the sync then fetches everything once). */
+const FORMAT = 4;
 const CHUNK_CHARS = 64 * 1024;
 
-type Entry = [string | null, string | null, string | null] | null;
+type Entry = [string | null, string | null, string | null, number, string | null] | null;
+
+const isText = (v: unknown): boolean => v === null || typeof v === 'string';
 
 function isEntry(value: unknown): value is Entry {
-  return value === null || (Array.isArray(value) && value.length === 3 && value.every((v) => v === null || typeof v === 'string'));
+  return value === null || (Array.isArray(value) && value.length === 5 && isText(value[0]) && isText(value[1]) && isText(value[2]) && Number.isSafeInteger(value[3]) && (value[3] as number) >= 0 && isText(value[4]));
+}
+
+/** Which run of the folder a cache belongs to, and the service it was synced from. */
+export interface CacheHead {
+  /** 1 for a folder's first sync, one more for each incremental sync after (a full sync confirms every record in the run it follows). */
+  run: number;
+  /** The service's base URL as displayed (no credentials). */
+  service: string;
+  /** The last run that fetched or confirmed every record (a full sync): no record was seen before it. */
+  verified: number;
 }
 
 /** The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with `manifestSha256`. */
-export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string): Generator<string> {
-  let text = `{"format":${FORMAT},"manifest":"${manifestSha256}","entries":[`;
+export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead): Generator<string> {
+  let text = `{"format":${FORMAT},"manifest":"${manifestSha256}","run":${head.run},"verified":${head.verified},"service":${JSON.stringify(head.service)},"entries":[`;
   for (let n = 0; n < order.length; n++) {
     const v = table.validators(order[n]!);
-    text += (n === 0 ? '' : ',') + (v ? JSON.stringify([v.etag ?? null, v.lastModified ?? null, v.item ?? null]) : 'null');
+    text += (n === 0 ? '' : ',') + (v ? JSON.stringify([v.etag ?? null, v.lastModified ?? null, v.item ?? null, v.seen ?? 0, v.refs ?? null]) : 'null');
     if (text.length >= CHUNK_CHARS) {
       yield text;
       text = '';
@@ -40,10 +56,10 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
 
 /**
  * Reads the folder's cache into `table` (the previous manifest's files, in manifest order), when
- * it belongs to the manifest whose sha256 is `manifestSha256`. Returns whether it did; a missing,
- * damaged or foreign cache is simply not used (the sync then fetches everything).
+ * it belongs to the manifest whose sha256 is `manifestSha256`. Returns its head when it did; a
+ * missing, damaged or foreign cache is simply not used (the sync then fetches everything).
  */
-export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<boolean> {
+export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheHead | false> {
   const scanner = new EnvelopeScanner('entries');
   let i = 0;
   try {
@@ -51,7 +67,7 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
       for (const element of scanner.push(chunk as Buffer)) {
         const entry: unknown = JSON.parse(element.bytes.toString('utf8'));
         if (!isEntry(entry) || i >= table.size) return clear(table, i);
-        if (entry) table.setValidators(i, { etag: entry[0] ?? undefined, lastModified: entry[1] ?? undefined, item: entry[2] ?? undefined });
+        if (entry) table.setValidators(i, { etag: entry[0] ?? undefined, lastModified: entry[1] ?? undefined, item: entry[2] ?? undefined, seen: entry[3] || undefined, refs: entry[4] ?? undefined });
         i++;
       }
     }
@@ -62,7 +78,16 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
   }
   const members = new Map(scanner.members.map((m) => [m.key, m.bytes.toString('utf8')]));
   if (i !== table.size || members.get('format') !== String(FORMAT) || members.get('manifest') !== JSON.stringify(manifestSha256)) return clear(table, i);
-  return true;
+  const run = Number(members.get('run'));
+  const verified = Number(members.get('verified'));
+  let service: unknown;
+  try {
+    service = JSON.parse(members.get('service') ?? 'null');
+  } catch {
+    return clear(table, i);
+  }
+  if (!Number.isSafeInteger(run) || run < 1 || !Number.isSafeInteger(verified) || verified < 0 || verified > run || typeof service !== 'string') return clear(table, i);
+  return { run, service, verified };
 }
 
 function clear(table: FileTable, upTo: number): false {

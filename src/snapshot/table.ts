@@ -26,6 +26,10 @@ export interface Validators {
   lastModified?: string | undefined;
   /** Digest of the list item a record was checked against (records only). */
   item?: string | undefined;
+  /** The run (see http-cache.ts) that last fetched or confirmed the record: the rolling refresh takes the oldest first. */
+  seen?: number | undefined;
+  /** The records this record's body refers to (see index/references.ts), space-separated. */
+  refs?: string | undefined;
 }
 
 const enum Etag {
@@ -49,7 +53,7 @@ function grow(buffer: Buffer, size: number): Buffer {
 }
 
 function sameValidators(a: Validators | undefined, b: Validators | undefined): boolean {
-  return a?.etag === b?.etag && a?.lastModified === b?.lastModified && a?.item === b?.item;
+  return a?.etag === b?.etag && a?.lastModified === b?.lastModified && a?.item === b?.item && a?.seen === b?.seen && a?.refs === b?.refs;
 }
 
 export class FileTable {
@@ -67,6 +71,9 @@ export class FileTable {
   readonly #modified = new Map<number, string>();
   #items = EMPTY;
   #hasItem = EMPTY;
+  /** Per own entry, `seen` (0: none), 4 bytes little-endian. */
+  #seen = EMPTY;
+  readonly #refs = new Map<number, string>();
   #capacity: number;
   /** Entries stored here (own). */
   #count = 0;
@@ -191,8 +198,10 @@ export class FileTable {
     else if (kind === Etag.Other) etag = this.#otherEtags.get(k);
     const lastModified = this.#modified.get(k);
     const item = this.#hasItem[k] ? this.#items.toString('base64url', k * ITEM_BYTES, (k + 1) * ITEM_BYTES) : undefined;
-    if (etag === undefined && lastModified === undefined && item === undefined) return undefined;
-    return { etag, lastModified, item };
+    const seen = this.#seen.readUInt32LE(k * 4) || undefined;
+    const refs = this.#refs.get(k);
+    if (etag === undefined && lastModified === undefined && item === undefined && seen === undefined) return undefined;
+    return { etag, lastModified, item, seen, refs };
   }
 
   /**
@@ -211,6 +220,17 @@ export class FileTable {
     if (i < this.#offset) return this.#base!.hasItem(i);
     const k = i - this.#offset;
     return this.#hasItem !== EMPTY && this.#hasItem[k] === 1;
+  }
+
+  /** The run that last fetched or confirmed entry `i` (0: unknown), without decoding the rest. */
+  seen(i: number): number {
+    if (i < this.#offset) return this.#base!.seen(i);
+    return this.#seen === EMPTY ? 0 : this.#seen.readUInt32LE((i - this.#offset) * 4);
+  }
+
+  /** The references of entry `i` (see Validators.refs). */
+  refs(i: number): string | undefined {
+    return i < this.#offset ? this.#base!.refs(i) : this.#refs.get(i - this.#offset);
   }
 
   /** Whether entry `i` has validators to ask "changed since?" with (an ETag or a Last-Modified). */
@@ -346,6 +366,9 @@ export class FileTable {
     }
     this.#otherEtags.delete(k);
     this.#modified.delete(k);
+    this.#refs.delete(k);
+    if (validators?.refs) this.#refs.set(k, validators.refs);
+    this.#seen.writeUInt32LE(validators?.seen ?? 0, k * 4);
     const etag = validators?.etag;
     const hex = etag === undefined ? undefined : HEX32_ETAG.exec(etag);
     if (etag === undefined) this.#etagKind[k] = Etag.None;
@@ -384,6 +407,7 @@ export class FileTable {
     this.#etags = grow(this.#etags, capacity * ETAG_BYTES);
     this.#items = grow(this.#items, capacity * ITEM_BYTES);
     this.#hasItem = grow(this.#hasItem, capacity);
+    this.#seen = grow(this.#seen, capacity * 4);
   }
 
   #place(h: number, k: number): void {

@@ -4,9 +4,10 @@
  * resource, requests, 304s, findings, status. Replaced whole (temp file, then rename), as the
  * collector requires; the last success time survives a failed run.
  */
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { DiskError, describeFsError } from '../errors.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
+import { replaceFile } from '../util/atomic-write.js';
 
 /** What a metrics file says of a run; `result` is absent for a failed run. */
 interface RunMetrics {
@@ -74,12 +75,9 @@ async function lastSuccessIn(file: string): Promise<Date | undefined> {
 
 /** Replaces the metrics file atomically. */
 export async function writeMetrics(file: string, metrics: RunMetrics): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
   try {
-    await writeFile(tmp, metricsText({ ...metrics, lastSuccess: metrics.lastSuccess ?? (await lastSuccessIn(file)) }));
-    await rename(tmp, file);
+    await replaceFile(file, metricsText({ ...metrics, lastSuccess: metrics.lastSuccess ?? (await lastSuccessIn(file)) }));
   } catch (error) {
-    await rm(tmp, { force: true });
     throw new DiskError(`--metrics-file: cannot write it: ${describeFsError(error) ?? String(error)}`, { cause: error });
   }
 }

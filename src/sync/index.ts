@@ -32,7 +32,7 @@ import { describeChanges } from './changes.js';
 import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
 import { pullList, type ListSummary } from './lists.js';
 import { writePage } from './page.js';
-import { plan } from './plan.js';
+import { fetchSummary, plan, reasonCounts, Reason } from './plan.js';
 import { readPrevious } from './previous.js';
 import { silentProgress, type Progress } from './progress.js';
 import { pullRecords } from './pull.js';
@@ -157,11 +157,21 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
-    const planned = plan({ previous: previous?.snapshot.table, cached: previous?.cached ?? false, quality: previous?.quality !== undefined, lists, views });
-    const fetched = RESOURCE_NAMES.length + views.length + RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0);
-    progress.planned(fetched);
+    const service = displayUrl(options.baseUrl);
+    const planned = plan({
+      previous: previous?.snapshot.table,
+      cached: previous?.cached ?? false,
+      quality: previous?.quality !== undefined,
+      lists,
+      views,
+      run: previous?.head?.run,
+      incremental: settings.incremental ? { refreshRuns: settings.refreshRuns, service, previous: previous?.head } : undefined,
+    });
+    for (const line of planned.fallbacks) log.info(`not incremental: ${line}`);
+    const listed = RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0);
+    progress.planned(RESOURCE_NAMES.length + views.length + listed - reasonCounts(planned)[Reason.Keep]);
     // Room for the snapshot's own files too (index, quality, history, the offline page's buckets).
-    next.expect(Math.ceil(fetched * 1.01) + 1024);
+    next.expect(Math.ceil((RESOURCE_NAMES.length + views.length + listed) * 1.01) + 1024);
 
     // Pull every view and record as planned.
     const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2, report });
@@ -215,6 +225,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
         files: fileCounts(pending, next!.entries.size),
         changes: assembled.changes,
         initial: previous === undefined,
+        fetch: fetchSummary(planned),
       };
     };
     if (options.dryRun) {
@@ -229,7 +240,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       manifest,
       pending,
       meta: new Map<string, Content>([
-        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256)],
+        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service })],
         [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
       ]),
       sign: options.signingKey ? (bytes) => signManifest(bytes, options.signingKey!) : undefined,

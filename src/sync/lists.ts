@@ -37,6 +37,10 @@ export interface ListSummary {
   changed: boolean;
   /** Server names (servers), for database server_names. */
   names: HashSet;
+  /** Per position, the item's name ('' when it has none), for references by name. */
+  nameAt: StringList;
+  /** Whether every item carries an `updated_at` string: only then does a list item show its record's changes (see plan.ts). */
+  stamped: boolean;
   /** Distinct values of `type` (databases), for the by_type views. */
   types: Set<string>;
   /** Per position, JSON of the value its cross-check looks at (appservers: server_id; databases: server_names). */
@@ -111,8 +115,14 @@ class ItemPlaces {
   }
 }
 
-/** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow. */
-const KEPT: Record<ResourceName, readonly string[]> = { applications: [], databases: ['type', 'server_names'], operating_systems: [], servers: ['name'], appservers: ['server_id'] };
+/** The fields of an item the summary keeps besides its id: server names, database types and the references the cross-checks follow; last, whether it has `updated_at`. */
+const KEPT: Record<ResourceName, readonly string[]> = {
+  applications: ['name', 'updated_at'],
+  databases: ['type', 'server_names', 'name', 'updated_at'],
+  operating_systems: ['name', 'updated_at'],
+  servers: ['name', 'updated_at'],
+  appservers: ['server_id', 'name', 'updated_at'],
+};
 
 interface ListContext {
   client: Client;
@@ -130,6 +140,8 @@ class Summarizer {
   readonly #names = HashSet.builder();
   readonly types = new Set<string>();
   readonly refs = new StringList();
+  readonly nameAt = new StringList();
+  #stamped = true;
   readonly findings: Finding[] = [];
 
   constructor(
@@ -175,10 +187,11 @@ class Summarizer {
     if (this.ids.length >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
     this.ids.push(id);
     this.#members.add(id);
-    if (this.resource === 'servers') {
-      const name = field(0);
-      if (typeof name === 'string') this.#names.add(name);
-    }
+    const kept = KEPT[this.resource];
+    const name = field(kept.length - 2);
+    this.nameAt.push(typeof name === 'string' ? name : '');
+    if (this.resource === 'servers' && typeof name === 'string') this.#names.add(name);
+    if (typeof field(kept.length - 1) !== 'string') this.#stamped = false;
     if (this.resource === 'databases') {
       const type = field(0);
       if (typeof type === 'string' && type.length > 0) this.types.add(type);
@@ -206,7 +219,7 @@ class Summarizer {
         first.set(id, n);
       }
     }
-    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), types: this.types, refs: this.refs, findings: this.findings, places: this.places, digests: this.digests };
+    return { resource: this.resource, ids: this.ids, members, changed, names: this.#names.build(), nameAt: this.nameAt, stamped: this.#stamped, types: this.types, refs: this.refs, findings: this.findings, places: this.places, digests: this.digests };
   }
 }
 

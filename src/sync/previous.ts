@@ -10,7 +10,7 @@ import { CHANGES_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js
 import { PublishedSnapshot } from '../snapshot/published.js';
 import { checkFoldersOf } from '../snapshot/safe-folder.js';
 import { sha256 } from '../snapshot/manifest.js';
-import { readHttpCache } from '../snapshot/http-cache.js';
+import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
@@ -19,6 +19,8 @@ export interface Previous {
   snapshot: PublishedSnapshot;
   /** Whether the table carries the validators of the responses (usable for "changed since?"). */
   cached: boolean;
+  /** The cache's head (its run and service), when the table carries it. */
+  head: CacheHead | undefined;
   /** Its quality report, when intact: findings of what is kept unread are carried over from it. */
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */
@@ -38,6 +40,6 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const i = table.indexOf(REDACTION_FILE);
   const policy = isRedacting(redact) ? sha256(encodeRedaction(redact)) : undefined;
   const samePolicy = (i === undefined ? undefined : table.sha256(i)) === policy;
-  const cached = samePolicy && (await readHttpCache(dir, table, manifest.sha256));
-  return { snapshot, cached, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
+  const head = (samePolicy && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
+  return { snapshot, cached: head !== undefined, head, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }

@@ -25,7 +25,8 @@ import { checkRecord } from '../validate/structure.js';
 import { fetchConditional } from './conditional.js';
 import { dropItems, stageEnvelope } from './envelope.js';
 import { itemDigest, type ListSummary } from './lists.js';
-import { recordValidators, type Plan, type ViewPlan } from './plan.js';
+import { resolveReferences } from '../index/references.js';
+import { markCascades, Reason, recordValidators, type Plan, type Position, type ViewPlan } from './plan.js';
 import type { CheckedRecord } from './record.js';
 import type { RecordChecker } from './record-checker.js';
 
@@ -53,6 +54,8 @@ export interface Pulled {
   gone: Record<ResourceName, string[]>;
   /** Fields only one rendering carries, from the records read. */
   shapes: Map<ResourceName, Shape>;
+  /** Record files fetched again whose bodies changed while their list items did not (an incremental sync's cascades follow them). */
+  changedUnlisted: Set<string>;
 }
 
 /** What one record came to. */
@@ -65,18 +68,21 @@ type ItemBytes = () => Buffer | Promise<Buffer>;
 
 /** Fetches every view, then every record, as `plan` says; records that answered 404 leave the lists and views. */
 export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled> {
-  const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map() };
+  const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map(), changedUnlisted: new Set() };
+  const names = recordNames(ctx.lists);
   // Views first (fewer, larger), then every record in list order, the five lists in turn: the
   // record thread's code then meets every resource's record shape from the start. One list after
   // another made V8 optimize it again as each new shape arrived (see docs/benchmark.md).
-  async function* recordJobs(resource: ResourceName): AsyncGenerator<() => Promise<void>> {
+  // `only`: the positions of a later round (records fetched again), else every record.
+  async function* recordJobs(resource: ResourceName, only?: ReadonlySet<number>): AsyncGenerator<() => Promise<void>> {
     const list = ctx.lists[resource];
-    const job = (n: number, item: ItemBytes) => async () => applyRecord(resource, n, await pullRecord(resource, n, item, plan, ctx), item, plan.carry, ctx, pulled);
+    const job = (n: number, item: ItemBytes) => async () => applyRecord(resource, n, await pullRecord(resource, n, item, plan, ctx), item, { plan, ctx, pulled, idOfName: names, again: only !== undefined });
     if (list.places) {
       // A list kept as it was: its items are read only for the records that are read.
       const places = list.places;
       const file = listFile(resource);
       for (let n = 0; n < list.ids.length; n++) {
+        if (only && !only.has(n)) continue;
         const { at, length } = places.at(n);
         let bytes: Promise<Buffer> | undefined;
         yield job(n, () => (bytes ??= ctx.previous!.readRange(file, at, length)));
@@ -86,15 +92,28 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
     const scanner = new EnvelopeScanner(resource);
     let n = 0;
     for await (const chunk of ctx.next.readStream(listFile(resource))!) {
-      for (const element of scanner.push(chunk)) yield job(n++, () => element.bytes);
+      for (const element of scanner.push(chunk)) {
+        if (!only || only.has(n)) yield job(n, () => element.bytes);
+        n++;
+      }
     }
     scanner.end();
   }
   async function* jobs(): AsyncGenerator<() => Promise<void>> {
     for (const view of plan.views) yield () => pullView(view, ctx, pulled);
-    yield* roundRobin(RESOURCE_NAMES.map(recordJobs));
+    yield* roundRobin(RESOURCE_NAMES.map((resource) => recordJobs(resource)));
   }
   await forEachConcurrent(jobs(), ctx.width, (job) => job());
+  // A body that changed while its list item did not changes what refers to it: fetch those too,
+  // until nothing more changes (each round only fetches records kept so far, so it ends).
+  while (plan.incremental && pulled.changedUnlisted.size > 0) {
+    const touched = { files: pulled.changedUnlisted, names: new Set<string>() };
+    pulled.changedUnlisted = new Set();
+    const marked = markCascades(plan, ctx.lists, ctx.previous!.table, touched, false);
+    if (marked.length === 0) break;
+    const positions = byResource(marked);
+    await forEachConcurrent(roundRobin(RESOURCE_NAMES.map((resource) => recordJobs(resource, positions[resource]))), ctx.width, (job) => job());
+  }
   for (const resource of RESOURCE_NAMES) {
     const gone = pulled.gone[resource];
     if (gone.length === 0) continue;
@@ -107,6 +126,31 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
   return pulled;
 }
 
+/** The positions of records, by resource. */
+function byResource(positions: readonly Position[]): Record<ResourceName, Set<number>> {
+  const out = perResource(() => new Set<number>());
+  for (const { resource, n } of positions) out[resource].add(n);
+  return out;
+}
+
+/** Names to ids (the first record of a name), per resource, for references by name; each built on first use. */
+function recordNames(lists: Record<ResourceName, ListSummary>): (resource: ResourceName, name: string) => string | undefined {
+  const maps = new Map<ResourceName, Map<string, string>>();
+  return (resource, name) => {
+    let map = maps.get(resource);
+    if (!map) {
+      const list = lists[resource];
+      map = new Map();
+      for (let n = 0; n < list.ids.length; n++) {
+        const at = list.nameAt.at(n);
+        if (at && !map.has(at)) map.set(at, list.ids.at(n));
+      }
+      maps.set(resource, map);
+    }
+    return map.get(name);
+  };
+}
+
 /** One record, fetched as the plan says and checked against its list item (on the record thread). */
 async function pullRecord(resource: ResourceName, n: number, item: ItemBytes, plan: Plan, ctx: PullContext): Promise<RecordOutcome> {
   const id = ctx.lists[resource].ids.at(n);
@@ -114,31 +158,59 @@ async function pullRecord(resource: ResourceName, n: number, item: ItemBytes, pl
   const file = recordFile(resource, id);
   const check = async (body: Buffer) => ctx.records.check({ resource, id, path, body, item: await item() });
   const records = plan.records[resource];
-  // A 304 is asked for only with the item the record was checked against: every finding of it still holds.
-  const result = await fetchConditional((asked) => ctx.client.getWhole(path, check, asked), recordValidators(records, n, ctx.previous?.table), () => ctx.next.keep(file) || undefined);
+  const reason = records.reasons[n]!;
+  // Nothing shows it changed: kept unread, unless the published copy is not whole.
+  if (reason === Reason.Keep && ctx.next.keep(file)) return { kind: 'kept' };
+  // A 304 is asked for only with the item the record was checked against: every finding of it
+  // still holds. One asked for by an incremental sync is confirmed in this run (its refresh clock restarts).
+  const confirm = reason === Reason.Cascade || reason === Reason.Refresh;
+  const keep = (): true | undefined => {
+    const validators = confirm ? { ...ctx.previous!.validators(file), seen: plan.run } : undefined;
+    return ctx.next.keep(file, validators) || undefined;
+  };
+  const asked = reason === Reason.Keep ? undefined : recordValidators(records, n, ctx.previous?.table);
+  const result = await fetchConditional((validators) => ctx.client.getWhole(path, check, validators), asked, keep);
   if (result.status === 304) return { kind: 'kept' };
   if (result.status === 404) return { kind: 'gone' };
   const { etag, lastModified } = result.validators;
   return { kind: 'checked', checked: result.value, validators: { etag, lastModified } };
 }
 
+/** What applying a record's outcome needs of its round. */
+interface Round {
+  plan: Plan;
+  ctx: PullContext;
+  pulled: Pulled;
+  idOfName: (resource: ResourceName, name: string) => string | undefined;
+  /** A round after the first, over copies the first kept. */
+  again: boolean;
+}
+
 /** Records what a record came to in the new snapshot and the pull's findings. */
-async function applyRecord(resource: ResourceName, n: number, outcome: RecordOutcome, item: ItemBytes, carry: boolean, ctx: PullContext, pulled: Pulled): Promise<void> {
+async function applyRecord(resource: ResourceName, n: number, outcome: RecordOutcome, item: ItemBytes, round: Round): Promise<void> {
+  const { plan, ctx, pulled } = round;
   const list = ctx.lists[resource];
   const id = list.ids.at(n);
   // Kept with the validators it had: it was asked for only with the item it was checked against.
   if (outcome.kind === 'kept') return;
   if (outcome.kind === 'gone') {
-    pulled.gone[resource].push(id);
+    // A later round's 404 (gone between two requests of one run) leaves the copy the first round
+    // kept: the next run's list tells whether the record is really gone.
+    if (!round.again) pulled.gone[resource].push(id);
     return;
   }
   const { checked } = outcome;
   // Only what a later step carries findings over for needs remembering.
-  if (carry) pulled.reread[resource].add(id);
+  if (plan.carry) pulled.reread[resource].add(id);
   for (const finding of checked.findings) ctx.report(finding);
   mergeShape(pulled.shapes, resource, checked);
   const digest = list.digests ? list.digests.text(n) : itemDigest(await item());
-  await ctx.next.put(recordFile(resource, id), checked.bytes, { validators: { ...outcome.validators, item: digest }, sha256: checked.sha256 });
+  const file = recordFile(resource, id);
+  const reason = plan.records[resource].reasons[n];
+  if (plan.incremental && reason !== Reason.New && reason !== Reason.Changed && !ctx.previous!.table.matches(file, checked.sha256, checked.bytes.length)) pulled.changedUnlisted.add(file);
+  const refs = resolveReferences(checked.refs, round.idOfName);
+  // A later round replaces the copy the first one kept.
+  await ctx.next.put(file, checked.bytes, { validators: { ...outcome.validators, item: digest, seen: plan.run, refs }, sha256: checked.sha256, replace: round.again });
 }
 
 function mergeShape(shapes: Map<ResourceName, Shape>, resource: ResourceName, shape: { listOnly: Iterable<string>; singleOnly: Iterable<string> }): void {

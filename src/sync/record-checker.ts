@@ -9,7 +9,6 @@ import { BodyFault, ValidationError } from '../errors.js';
 import { MAX_DEPTH, TooDeepError } from '../json/scan.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import type { ResourceName } from '../spec/resources.js';
-import type { Finding } from '../validate/findings.js';
 import { packBytes, unpackBytes, WorkerBatches } from '../util/worker-batches.js';
 import { startWorker } from '../util/worker.js';
 import { checkPulledRecord, type CheckedRecord, type RecordJob } from './record.js';
@@ -29,7 +28,7 @@ interface WireError {
 
 /** The reply to a batch: per job its findings and shape, or its error; the files end to end. */
 interface RecordReply {
-  answers: ({ findings: Finding[]; listOnly: string[]; singleOnly: string[]; sha256: string } | { error: WireError })[];
+  answers: (Omit<CheckedRecord, 'bytes'> | { error: WireError })[];
   buffer: ArrayBuffer;
   ends: number[];
 }

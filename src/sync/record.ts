@@ -2,6 +2,7 @@
  * One single record's body as the service sent it: parsed, checked against its list item,
  * redacted and encoded as it will be published. Pure; the pull runs it on the record thread.
  */
+import { referencesOf } from '../index/references.js';
 import { encodeJson } from '../json/encode.js';
 import { keyCount, MAX_DEPTH, nestsDeeper, TooDeepError } from '../json/scan.js';
 import { sha256 } from '../snapshot/manifest.js';
@@ -30,6 +31,8 @@ export interface CheckedRecord {
   /** Fields only the list item carries, and only the single view. */
   listOnly: string[];
   singleOnly: string[];
+  /** The records its body refers to, unresolved (see index/references.ts). */
+  refs: string[];
   /** The file to publish, and its sha256. */
   bytes: Buffer;
   sha256: string;
@@ -50,5 +53,5 @@ export function checkPulledRecord(job: RecordJob, redact: RedactPolicy | undefin
   const { findings, shape } = checkRecord(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, redact) });
   findings.push(...decodingFindings(resource, id, received, body, keyCount(received), singular));
   const bytes = encodeJson(redactBody(resource, body, redact));
-  return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], bytes, sha256: sha256(bytes) };
+  return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], refs: referencesOf(resource, record), bytes, sha256: sha256(bytes) };
 }

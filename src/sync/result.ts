@@ -82,6 +82,22 @@ export interface SyncResult {
   changes: ChangeSet;
   /** Set when the folder held no snapshot before (every record counts as added). */
   initial: boolean;
+  /** Which single records were fetched, and why. */
+  fetch: FetchSummary;
+}
+
+/** Which single records a sync fetched, and why. */
+export interface FetchSummary {
+  /** `incremental` when records were planned incrementally (for some resources at least), else `full`. */
+  mode: 'full' | 'incremental';
+  /** Records in the lists. */
+  records: number;
+  /** Of them, fetched (asked for, a 304 included). */
+  fetched: number;
+  /** Fetched, by reason. */
+  reasons: { new: number; changed: number; cascade: number; refresh: number; recheck: number };
+  /** Why an incremental sync fetched more than it would have (one line each); empty for a full sync. */
+  fallbacks: string[];
 }
 
 /** The aggregate of a run's findings, largest group first, each marked accepted or not. */
@@ -154,6 +170,9 @@ export interface RunRecord {
   changes?: Record<ResourceName, { added: number; removed: number; changed: number }>;
   requests?: number;
   notModified?: number;
+  /** Single records fetched, and whether the run was incremental. */
+  fetched?: number;
+  mode?: FetchSummary['mode'];
   findings?: number;
   error?: string;
 }
@@ -170,6 +189,8 @@ export function runRecord(start: Date, end: Date, outcome: { result: SyncResult 
     changes: countChanges(result.changes),
     requests: result.requests,
     notModified: result.notModified,
+    fetched: result.fetch.fetched,
+    mode: result.fetch.mode,
     findings: result.findings.total,
   };
 }

@@ -19,6 +19,21 @@ function concurrencyLine({ concurrency, overloadAnswers }: SyncResult): string {
   return `in flight ${range} (${adaptive ? `adaptive, at most ${configured}` : 'fixed'}); ${overloads.length ? `overloaded answers: ${overloads.join(', ')}` : 'no 429 or 503 answers'}`;
 }
 
+/** `records: 812 of 36030 fetched (new 3, changed in the list 6, through embedded records 41, refresh 762), incremental`. */
+function fetchLine({ fetch }: SyncResult): string {
+  const { new: added, changed, cascade, refresh, recheck } = fetch.reasons;
+  const parts = [
+    [added, 'new'],
+    [changed, 'changed in the list'],
+    [cascade, 'through embedded records'],
+    [refresh, 'refresh'],
+    [recheck, fetch.mode === 'full' ? 'asked whether changed' : 'asked in full'],
+  ]
+    .filter(([n]) => n !== 0)
+    .map(([n, label]) => `${label} ${n}`);
+  return `records: ${fetch.fetched} of ${fetch.records} fetched${parts.length ? ` (${parts.join(', ')})` : ''}, ${fetch.mode}`;
+}
+
 export function formatSummary(result: SyncResult, source: string): string {
   const verb = result.status === 'dry-run' ? 'dry run (nothing published)' : result.status;
   const lines = [`${verb}: ${source} → ${result.out} in ${(result.durationMs / 1000).toFixed(1)}s`];
@@ -29,6 +44,8 @@ export function formatSummary(result: SyncResult, source: string): string {
   const rate = Math.round(result.requests / Math.max(result.durationMs / 1000, 0.001));
   lines.push(`  requests ${result.requests} at ${rate}/s (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
   lines.push(`  ${concurrencyLine(result)}`);
+  lines.push(`  ${fetchLine(result)}`);
+  for (const line of result.fetch.fallbacks) lines.push(`  not incremental: ${line}`);
   const files = result.status === 'dry-run' ? 'would write' : 'files';
   lines.push(`  ${files} ${result.files.written}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.files.removed}${result.status === 'dry-run' ? '' : ' removed'}, ${result.files.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);

@@ -1,7 +1,10 @@
 /**
  * A deterministic batch of changes to the dataset, planned as plain data: which records to
  * remove, which views to put, and the report of what that does. The operating-system tree is
- * left alone so that by_system answers stay comparable between runs.
+ * left alone so that by_system answers stay comparable between runs; one system's codename
+ * changes (every server view embedding it changes with it). One server also changes silently: a
+ * field only its single view shows (its rack), with its `updated_at` kept, as a CMDB's bulk
+ * import does; no list shows that change.
  */
 import { compareIds } from '../spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
@@ -14,12 +17,16 @@ export interface MutationReport {
   added: Record<ResourceName, string[]>;
   removed: Record<ResourceName, string[]>;
   changed: Record<ResourceName, string[]>;
+  /** Changed without a new `updated_at`, in a field only the single view shows (realistic profile). */
+  silent: Record<ResourceName, string[]>;
 }
 
 /** What applying a mutation does to the dataset. */
 interface MutationPlan {
   removes: { resource: ResourceName; id: string }[];
   puts: { resource: ResourceName; view: View; hidden?: ServerHidden }[];
+  /** Servers whose rack moves without a save. */
+  silent: string[];
   report: MutationReport;
 }
 
@@ -96,8 +103,8 @@ function repoint(resource: ResourceName, view: View, gone: ReadonlySet<string>, 
 /** Plans a deterministic batch of adds, removes and changes; applies nothing. */
 export function planMutation(dataset: Dataset, options: { seed: number; share: number }): MutationPlan {
   const rng = createRng(options.seed);
-  const report: MutationReport = { added: emptyIds(), removed: emptyIds(), changed: emptyIds() };
-  const plan: MutationPlan = { removes: [], puts: [], report };
+  const report: MutationReport = { added: emptyIds(), removed: emptyIds(), changed: emptyIds(), silent: emptyIds() };
+  const plan: MutationPlan = { removes: [], puts: [], silent: [], report };
   const pending = new Map<ResourceName, Map<string, View>>(MUTABLE.map((r) => [r, new Map()]));
   const ctx: MakeContext = { rng, systems: systemsOf(dataset), hosts: [], nextInstanceId: 1 + maxInstanceId(dataset) };
   const goneServers = new Set<string>();
@@ -148,6 +155,20 @@ export function planMutation(dataset: Dataset, options: { seed: number; share: n
         pending.get(resource)!.set(id, moved);
       }
     }
+  }
+
+  const systems = dataset.order.operating_systems;
+  if (options.share > 0 && systems.length > 0) {
+    const id = rng.pick(systems);
+    const view = dataset.views.operating_systems.get(id)!;
+    plan.puts.push({ resource: 'operating_systems', view: { ...view, codename: `${String(view.codename ?? view.name)} (rev.)` } });
+    report.changed.operating_systems.push(id);
+  }
+  const untouched = dataset.order.servers.filter((id) => !goneServers.has(id) && !pending.get('servers')!.has(id));
+  if (options.share > 0 && untouched.length > 0) {
+    const id = rng.pick(untouched);
+    plan.silent.push(id);
+    report.silent.servers.push(id);
   }
 
   for (const [resource, views] of pending) for (const view of views.values()) plan.puts.push({ resource, view });

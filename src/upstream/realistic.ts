@@ -54,6 +54,8 @@ export class RealisticProfile implements Profile {
   readonly includeServers = 'list-items';
   /** The clock of each record's last save while running; absent for records as generated. */
   private readonly saves = {} as Record<ResourceName, Map<string, number>>;
+  /** Per application, the servers (by id) its instances run on, drawn when it enters the data. */
+  private readonly instanceHosts = new Map<string, string[]>();
 
   constructor(
     private readonly dataset: Dataset,
@@ -63,6 +65,12 @@ export class RealisticProfile implements Profile {
   }
 
   admit(resource: ResourceName, view: View): View {
+    if (resource === 'applications' && !this.instanceHosts.has(view.id)) {
+      const rng = recordRng(this.seed, resource, view.id, 'instances');
+      const servers = this.dataset.order.servers;
+      const count = servers.length === 0 ? 0 : rng.int(1, 2);
+      this.instanceHosts.set(view.id, Array.from({ length: count }, () => servers[rng.int(0, servers.length - 1)]!));
+    }
     return realizeRecord(this.seed, resource, view);
   }
 
@@ -71,8 +79,9 @@ export class RealisticProfile implements Profile {
   }
 
   dependents(resource: ResourceName): readonly ResourceName[] {
-    // Appserver single views name their server; server views name their operating system, and system views their parent.
-    if (resource === 'servers') return ['appservers'];
+    // Appserver, database and application single views name servers (joined when rendered); server
+    // views name their operating system, and system views their parent.
+    if (resource === 'servers') return ['appservers', 'databases', 'applications'];
     if (resource === 'operating_systems') return ['servers', 'operating_systems'];
     return [];
   }
@@ -102,6 +111,23 @@ export class RealisticProfile implements Profile {
       // Joined at render time: a retired server renders as null, as a missing association does.
       const server = typeof view.server_id === 'string' ? this.dataset.views.servers.get(view.server_id) : undefined;
       single.server = server ? { id: server.id, name: server.name } : null;
+    }
+    if (resource === 'databases' && Array.isArray(view.servers)) {
+      // Joined at render time too: a renamed server shows its new name, a removed one drops out
+      // (server_names, a stored column, keeps naming it).
+      single.servers = view.servers.flatMap((entry) => {
+        const id = (entry as { id?: unknown } | null)?.id;
+        const server = typeof id === 'string' ? this.dataset.views.servers.get(id) : undefined;
+        return server ? [{ id: server.id, name: server.name }] : [];
+      });
+    }
+    if (resource === 'applications') {
+      // Instances name their servers by name, as the real service's application page does.
+      const hosts = (this.instanceHosts.get(view.id) ?? []).flatMap((id) => {
+        const name = this.dataset.views.servers.get(id)?.name;
+        return typeof name === 'string' ? [name] : [];
+      });
+      single.application_instances = hosts.length === 0 ? [] : [{ name: `${String(view.name).toLowerCase().replace(/[^a-z0-9]+/g, '-')}-prd`, servers: hosts }];
     }
     const { created, updated } = this.stamps(resource, view.id);
     single.created_at = iso(created);

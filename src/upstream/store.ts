@@ -205,7 +205,16 @@ export class Store {
     for (const { resource, id } of plan.removes) this.remove(resource, id);
     // New and changed records enter as generated ones do, so they carry the profile's quirks at the same rates.
     for (const { resource, view, hidden } of plan.puts) this.save(resource, this.profile.admit(resource, view), hidden);
+    for (const id of plan.silent) this.moveRackSilently(id);
     return plan.report;
+  }
+
+  /** Moves a server to another rack in its room without saving it (no new updated_at). */
+  private moveRackSilently(id: string): void {
+    const hidden = this.dataset.servers.get(id);
+    if (!hidden?.rackId) return;
+    this.dataset.servers.set(id, { ...hidden, rackId: `${hidden.rackId}-b` });
+    this.changed('servers', id);
   }
 
   private serversNamed(names: unknown): { id: string; name: string }[] {

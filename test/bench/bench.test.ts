@@ -53,8 +53,20 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   expect(results.resync.written).toBe(0);
   expect(results.resync.removed).toBe(0);
   expect(results.mutation.written).toBeGreaterThan(0);
-  expect(typeof results.ratios.syncOverFloorB).toBe('number');
-  expect(typeof results.ratios.resyncOverFloorA).toBe('number');
+  // The incremental step, at the bench's scale and the other row: a no-change run within its
+  // request bound, writing nothing; after a 1% change it fetches more, and says why.
+  expect(results.incremental.map((r: { scale: number }) => r.scale).sort((a: number, b: number) => a - b)).toEqual([150, 300]);
+  for (const run of results.incremental) {
+    expect(run.noChange.requests).toBeLessThanOrEqual(run.bound.requests);
+    expect(run.noChange.written).toBe(0);
+    expect(run.noChange.fetched).toBe(run.noChange.reasons.refresh);
+    expect(run.afterChange.fetched).toBeGreaterThan(run.noChange.fetched);
+    expect(run.afterChange.reasons.changed).toBeGreaterThan(0);
+  }
+  expect(stdout).toMatch(/incremental sync \(refresh every 7 runs\)/);
+  // toBeGreaterThan fails on NaN, which a typeof check lets through.
+  expect(results.ratios.syncOverFloorB).toBeGreaterThan(0);
+  expect(results.ratios.resyncOverFloorA).toBeGreaterThan(0);
   // The hand-written script runs exactly when its tools are on PATH; else it is skipped, saying which are missing.
   const missing = ['curl', 'jq', 'xargs', 'bash'].filter((name) => !onPath(name));
   if (missing.length > 0) {
@@ -70,7 +82,9 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   const slow = results.slowService;
   expect(slow.capacity).toBeGreaterThan(0);
   expect(slow.adaptive.requests).toBe(slow.adaptive.traffic.requests);
-  expect(slow.adaptive.concurrency.lowest).toBe(2);
+  // It starts at 2 and may go lower on a loaded machine: a range, not an exact value.
+  expect(slow.adaptive.concurrency.lowest).toBeGreaterThanOrEqual(1);
+  expect(slow.adaptive.concurrency.lowest).toBeLessThanOrEqual(2);
   expect(slow.fixed.concurrency).toEqual({ lowest: 16, highest: 16 });
   expect(slow.capped.traffic.busiestSecond).toBeLessThanOrEqual(100);
   expect(slow.degraded.verified).toBe(true);

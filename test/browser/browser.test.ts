@@ -2,13 +2,14 @@
  * The offline page in a real headless Chromium (playwright-core, the system's /usr/bin/chromium),
  * opened from disk (file://) and through `serve`: tables with paging, sorting, facets, search and
  * export; links between records; history after a change; charts; the data-quality view; a phone-
- * sized screen. Screenshots go to a temporary folder named on stderr.
+ * sized screen. Screenshots go to a temporary folder, removed afterwards unless
+ * IM_KEEP_SCREENSHOTS=1 keeps it (then named on stderr, to be looked at).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -38,9 +39,12 @@ async function launchChromium(options: { viewport?: { width: number; height: num
 }
 
 
-/** Where this run's screenshots go (named on stderr, to be looked at). */
+/** Where this run's screenshots go: removed after the file's tests, or kept and named with IM_KEEP_SCREENSHOTS=1. */
 const SHOTS = mkdtempSync(join(tmpdir(), 'im-shots-'));
-process.stderr.write(`browser test screenshots: ${SHOTS}\n`);
+afterAll(() => {
+  if (process.env.IM_KEEP_SCREENSHOTS === '1') process.stderr.write(`browser test screenshots: ${SHOTS}\n`);
+  else rmSync(SHOTS, { recursive: true, force: true });
+});
 
 /** The ids of a list file of a snapshot (`servers.json`, `servers/_filter/by_virtual/1.json`). */
 function listIds(out: string, file: string): string[] {

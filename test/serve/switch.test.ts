@@ -53,9 +53,8 @@ describe('snapshot switch', () => {
           const text = await res.text();
           return [p, { status: res.status, bytes: res.status === 200 ? encodeJson(JSON.parse(text)) : undefined }] as const;
         }),
-      ),
+      ).finally(() => previous.close()),
     );
-    await previous.close();
     for (const p of lists) expect(after.get(p)!.bytes!.equals(before.get(p)!.bytes!), p).toBe(false);
 
     const agent = new Agent({ connections: 8 });

@@ -136,9 +136,9 @@ describe('conditional requests', () => {
     const out = tempDir();
     await syncInto(upstream, out);
     const cacheFile = join(out, '_meta', 'http-cache.json');
-    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: ([string | null, string | null, string | null] | null)[] };
+    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: ([string | null, string | null, string | null, number, string | null] | null)[] };
     const records = cache.entries.filter((entry) => entry?.[2]).length;
-    writeFileSync(cacheFile, JSON.stringify({ ...cache, entries: cache.entries.map((entry) => entry && [entry[0], entry[1], null]) }));
+    writeFileSync(cacheFile, JSON.stringify({ ...cache, entries: cache.entries.map((entry) => entry && [entry[0], entry[1], null, entry[3], entry[4]]) }));
     const second = await syncInto(upstream, out);
     expect(second.requests - second.notModified).toBe(records);
     expect(second.files.written).toBe(0);

@@ -2,10 +2,10 @@
  * Every failure gives one clear line, the contract's exit status, and leaves the output folder
  * exactly as it was: content and mtimes.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/free-port.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -22,6 +22,7 @@ beforeAll(() => {
   fastConfig = join(configDir, 'fast.json');
   writeFileSync(fastConfig, JSON.stringify({ sync: { retries: 1, retryBaseMs: 5, retryMaxMs: 20 } }));
 });
+afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 /** A synced folder and its state, for "nothing changed" checks. */
 async function syncedFolder(): Promise<{ out: string; before: Awaited<ReturnType<typeof treeState>> }> {

@@ -30,8 +30,7 @@ describe('a single record read whole', () => {
     });
     servers.push(server);
     const c = client(url);
-    const result = await c.getWhole('/servers/7.json', async (bytes) => bytes.toString('utf8'));
-    await c.close();
+    const result = await c.getWhole('/servers/7.json', async (bytes) => bytes.toString('utf8')).finally(() => c.close());
     expect(result).toMatchObject({ status: 200, value: pieces.join('') });
   });
 
@@ -44,8 +43,11 @@ describe('a single record read whole', () => {
     });
     servers.push(server);
     const c = client(url, 4000);
-    await expect(c.getWhole('/servers/7.json', async (bytes) => bytes)).rejects.toThrow('GET /servers/7.json sent more than 4000 bytes (sync.maxBodyBytes)');
-    await c.close();
+    try {
+      await expect(c.getWhole('/servers/7.json', async (bytes) => bytes)).rejects.toThrow('GET /servers/7.json sent more than 4000 bytes (sync.maxBodyBytes)');
+    } finally {
+      await c.close();
+    }
   });
 
   it('retries a body the connection dropped half-way, and keeps the whole one', async () => {
@@ -57,8 +59,7 @@ describe('a single record read whole', () => {
     });
     servers.push(server);
     const c = client(url);
-    const result = await c.getWhole('/servers/7.json', async (bytes) => JSON.parse(bytes.toString('utf8')) as unknown);
-    await c.close();
+    const result = await c.getWhole('/servers/7.json', async (bytes) => JSON.parse(bytes.toString('utf8')) as unknown).finally(() => c.close());
     expect(result).toMatchObject({ status: 200, value: { server: { id: '7', name: 'a' } } });
     expect(attempts()).toBe(2);
     expect(c.stats.retries).toBe(1);
