@@ -224,6 +224,13 @@ export class KeyExistsError extends MirrorError {
   }
 }
 
+/** A file the build should have made is missing from the installed package (the offline page's script). */
+export class InstallError extends MirrorError {
+  constructor(message: string) {
+    super('E_INSTALL', message);
+  }
+}
+
 /**
  * An answer that came with status 200 but cannot be used (wrong envelope, not JSON, cut short):
  * a fault of that request, retried like a 503. Not a MirrorError: it never reaches the user as is.

@@ -35,6 +35,7 @@ export {
   DiskError,
   GitError,
   HttpStatusError,
+  InstallError,
   JournalError,
   KeyExistsError,
   LockedError,

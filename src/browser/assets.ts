@@ -1,6 +1,6 @@
 /**
  * The page's HTML and CSS, hand-written and kept as string constants (tsc copies no asset files);
- * the script is in app-script.ts. No network, no CDN, no build step.
+ * the script is TypeScript under page/, bundled at build time (bundle.ts). No network, no CDN.
  */
 
 export const INDEX_HTML = `<!doctype html>
@@ -14,10 +14,11 @@ export const INDEX_HTML = `<!doctype html>
 <body>
 <header>
 <h1><a href="#">Inventory mirror</a></h1>
-<input id="q" type="search" placeholder="Search names, ip, dns, descriptions…" autocomplete="off" aria-label="Search every resource">
+<input id="q" type="search" placeholder="Search names, addresses, connections… (press /)" autocomplete="off" aria-label="Search every resource">
 </header>
 <nav id="resources" aria-label="Resources"></nav>
 <main id="view"><p>Loading… (this page needs _browser/data.js beside it)</p></main>
+<p id="status" class="sr-only" role="status" aria-live="polite"></p>
 <script src="_browser/data.js"></script>
 <script src="_browser/app.js"></script>
 </body>
@@ -25,7 +26,10 @@ export const INDEX_HTML = `<!doctype html>
 `;
 
 export const APP_CSS = `*{box-sizing:border-box}
+:root{color-scheme:light dark}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#f6f7f9}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+h2:focus{outline:none}
 header{display:flex;flex-wrap:wrap;gap:.6rem 1.5rem;align-items:center;padding:.7rem 1.5rem;background:#1f3a5f;color:#fff}
 header h1{font-size:1.15rem;margin:0;white-space:nowrap}
 header h1 a{color:#fff;text-decoration:none}
@@ -71,10 +75,25 @@ table.grid th a{color:#1d2430;text-decoration:none}
 table.grid td{white-space:nowrap}
 table.grid td.long{white-space:normal;min-width:18rem}
 .pager{display:flex;flex-wrap:wrap;gap:.3rem .9rem;align-items:center;padding:.6rem 0}
-.pager .off{color:#aab1bc}
+.pager .off{color:#5b6473}
+nav#resources a[aria-current]{background:#1f3a5f;color:#fff}
+h2 a.small{font-size:.85rem;font-weight:normal;margin-left:.6rem}
+.filterbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin-bottom:.8rem}
+.opfilter{display:flex;flex-wrap:wrap;gap:.3rem;align-items:center}
+.opfilter select,.opfilter input,.toolbar select{font:inherit;font-size:.9rem;padding:.25rem .4rem;border:1px solid #c7ced8;border-radius:6px;background:#fff;color:inherit}
+.chips{display:flex;flex-wrap:wrap;gap:.4rem}
+.chip{display:inline-flex;gap:.4rem;align-items:center;padding:.15rem .3rem .15rem .7rem;border-radius:999px;background:#e8eef6;color:#1f3a5f;font-size:.9rem}
+.chip a{text-decoration:none;font-weight:bold;color:#a3271f;padding:0 .35rem}
+.facets>summary{display:none}
+.facet details.more summary{border:0;padding:.1rem 0;color:#1b5fad;background:none}
+.facet details.more input{width:100%;margin:.2rem 0;padding:.2rem .4rem;border:1px solid #c7ced8;border-radius:6px}
+.bom{font-size:.85rem;white-space:nowrap}
+table.grid thead th{position:sticky;top:0;z-index:1}
+table.fields th{overflow-wrap:normal;word-break:normal;hyphens:manual}
+p.raw{margin:-.5rem 0 .6rem;font-size:.9rem}
 .record{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.2rem;align-items:start}
 table.fields{width:100%;table-layout:fixed}
-table.fields>tbody>tr>th,table.fields>tr>th{width:13rem;overflow-wrap:anywhere}
+table.fields>tbody>tr>th,table.fields>tr>th{width:13rem}
 table.fields td{overflow-wrap:anywhere}
 table.kv,table.nested{font-size:.88rem;border-color:#e4e8ee}
 .stack{display:flex;flex-direction:column;gap:.5rem}
@@ -101,9 +120,28 @@ table.findings td.count{white-space:nowrap;text-align:right}
 @media (max-width:720px){
 header,nav#resources,main{padding-left:.8rem;padding-right:.8rem}
 .layout,.record{grid-template-columns:minmax(0,1fr)}
-.layout>.facets{order:2}
+.facets>summary{display:inline-block;margin:.4rem 0}
+.facets:not([open]){border:0;background:none;padding:0}
 .toolbar input[type=search]{flex:1 1 100%}
-table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;overflow-wrap:anywhere;width:7rem}
+table.fields>tbody>tr>th,table.fields>tr>th{white-space:normal;width:7rem}
 table.kv th,table.kv td{white-space:normal;overflow-wrap:anywhere;padding:.3rem .4rem}
+}
+@media (prefers-color-scheme:dark){
+body{color:#e3e7ee;background:#12161c}
+header{background:#0d1a2b}
+nav#resources,ul.results,table,.facets,.card,.change,figure.chart,.chooser>div{background:#1a2029;border-color:#2c3440}
+nav#resources a,.chip{background:#25324a;color:#dbe6f5}
+nav#resources a[aria-current]{background:#4d7fc4;color:#0b1220}
+th,td,ul.results li{border-color:#2c3440}
+table.grid th{background:#202733}
+table.grid th a{color:#e3e7ee}
+a,.facet details.more summary{color:#8ab8ff}
+.muted,th,h2 small,.facet h3,.facet li .count,.pager .off{color:#a3adbb}
+.error,.change .removed,.chip a,.facet a.clear{color:#ff8f85}
+button,summary,.opfilter select,.opfilter input,.toolbar select,.toolbar input[type=search],.facet details.more input{background:#1a2029;color:#dbe6f5;border-color:#3a4452}
+.card{color:#dbe6f5}
+figure.chart .bar{fill:#6a9fe0}
+figure.chart .lbl{fill:#e3e7ee}
+figure.chart .val{fill:#a3adbb}
 }
 `;

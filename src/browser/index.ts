@@ -12,16 +12,16 @@ import fs from 'fs-extra';
 import { hasChanges, type ChangeSet } from '../diff/engine.js';
 import { decodeJson } from '../json/encode.js';
 import { forEachItem } from '../json/scan.js';
-import { filterFile, listFile, recordFile } from '../snapshot/paths.js';
+import { decodeSegment, FILTER_DIR, filterFile, listFile, recordFile } from '../snapshot/paths.js';
 import type { NextSnapshot } from '../publish/next.js';
-import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
+import { configuredFilters, RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
 import { APP_CSS, INDEX_HTML } from './assets.js';
-import { APP_JS } from './app-script.js';
+import { pageScript } from './bundle.js';
 import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, type ResourceSummary } from './data.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
-import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, withViewFacts, type Cell, type ViewFacts } from './table.js';
+import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, viewColumn, withViewFacts, type Cell, type ViewFacts } from './table.js';
 
 const BROWSER_INDEX_FILE = 'index.html';
 /** List items held parsed at once while chunks are built: bounds the sync's memory at any scale. */
@@ -43,7 +43,7 @@ interface BrowserInput {
 export async function browserFiles({ writer, quality, changes, records, initial, at }: BrowserInput): Promise<void> {
   await writer.put(BROWSER_INDEX_FILE, Buffer.from(INDEX_HTML));
   await writer.put(`${BROWSER_DIR}/app.css`, Buffer.from(APP_CSS));
-  await writer.put(`${BROWSER_DIR}/app.js`, Buffer.from(APP_JS));
+  await writer.put(`${BROWSER_DIR}/app.js`, pageScript());
   const summaries = {} as Record<ResourceName, ResourceSummary>;
   const facts = await viewFacts(writer);
   for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
@@ -87,7 +87,7 @@ async function writeTables(writer: NextSnapshot, resource: ResourceName, facts: 
   });
   const factKey = (id: string): string => {
     const f = facts?.get(id);
-    return f ? `${f.os?.id ?? ''}|${f.virtual ?? ''}|${f.parent?.id ?? ''}` : '';
+    return f ? `${f.os?.id ?? ''}|${f.virtual ?? ''}|${f.parent?.id ?? ''}|${JSON.stringify(f.columns ?? [])}` : '';
   };
   const chunks = tableChunkCount(ids.length);
   const buckets = Math.max(bucketCount(ids.length), chunks);
@@ -168,7 +168,21 @@ async function viewIds(writer: NextSnapshot, resource: ResourceName, file: strin
   return ids;
 }
 
-/** What the `by_system` and `by_virtual` views say of each server and each operating system, by id. */
+/** The configured server views of the snapshot (`servers/_filter/by_location/site%3A4.json`): param, value and file, sorted. */
+function configuredViews(writer: NextSnapshot): [string, string, string][] {
+  const params = new Set<string>(configuredFilters('servers'));
+  const out: [string, string, string][] = [];
+  const prefix = `servers/${FILTER_DIR}/`;
+  for (const path of writer.entries.paths()) {
+    if (!path.startsWith(prefix) || !path.endsWith('.json')) continue;
+    const [param, name, ...rest] = path.slice(prefix.length, -'.json'.length).split('/');
+    const value = name === undefined ? undefined : decodeSegment(name);
+    if (rest.length === 0 && param !== undefined && params.has(param) && value !== undefined) out.push([param, value, path]);
+  }
+  return out.sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+}
+
+/** What the `by_system`, `by_virtual` and configured views say of each server and each operating system, by id. */
 async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>>> {
   const systems: { id: string; name: string; size: number }[] = [];
   await forEachItem(writer.readStream(listFile('operating_systems'))!, 'operating_systems', (element) => {
@@ -195,6 +209,15 @@ async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'oper
       const f = serverFacts.get(id);
       if (f) f.virtual = virtual;
       else serverFacts.set(id, { virtual });
+    }
+  }
+  for (const [param, value, file] of configuredViews(writer)) {
+    const column = viewColumn(param, value);
+    if (!column) continue;
+    for (const id of (await viewIds(writer, 'servers', file)) ?? []) {
+      const f = serverFacts.get(id);
+      if (f) (f.columns ??= []).push(column);
+      else serverFacts.set(id, { columns: [column] });
     }
   }
   return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: refs[p]! }])) };

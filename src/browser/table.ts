@@ -13,7 +13,7 @@ import { BROWSER_DIR, bucketOf } from './data.js';
 /** About at most this many rows per table chunk: few scripts to load, each small enough to rewrite. */
 const ROWS_PER_CHUNK = 4096;
 /** Bumped when what a chunk holds changes shape, so every chunk is built again. */
-const TABLE_FORMAT = 2;
+const TABLE_FORMAT = 3;
 
 export const tableFile = (resource: ResourceName, chunk: number): string => `${BROWSER_DIR}/tables/${resource}/${chunk}.js`;
 
@@ -39,7 +39,9 @@ const isReference = (v: unknown): v is Record<string, unknown> & { id: string } 
  * view lacks them or holds null. A reference `{id, name}` gives a column of its name and one of its
  * id (`<field>.id`, which the page turns into a link); an object of values gives a column per key
  * (`location.site`); a list of records with ids gives their names and ids (a database's servers
- * and instances); a list of strings is joined; any other list counts its entries.
+ * and instances) and a column per text field of theirs (`instances.listen_address`), so the page
+ * can search and filter on them; a list of strings stays a list (an export keeps it one); any
+ * other list counts its entries.
  */
 export function tableRow(item: Record<string, unknown> | undefined, single: Record<string, unknown> | undefined): Record<string, Cell> {
   const row: Record<string, Cell> = {};
@@ -55,13 +57,28 @@ export function tableRow(item: Record<string, unknown> | undefined, single: Reco
       for (const [sub, v] of Object.entries(value)) row[`${key}.${sub}`] = isScalar(v) ? v : JSON.stringify(v);
     } else if (Array.isArray(value)) {
       if (value.length > 0 && value.every(isReference)) {
-        row[key] = value.map((v) => (typeof v.name === 'string' ? v.name : v.id)).join(', ');
+        row[key] = value.map((v) => (typeof v.name === 'string' ? v.name : v.id));
         row[`${key}.id`] = value.map((v) => v.id);
-      } else if (value.every((v) => typeof v === 'string')) row[key] = value.join(', ');
+        for (const [sub, values] of subStrings(value)) row[`${key}.${sub}`] = values;
+      } else if (value.every((v) => typeof v === 'string')) row[key] = [...value];
       else row[key] = value.length;
     }
   }
   return row;
+}
+
+/** Per text field of a list of records (other than id and name), its distinct values in order. */
+function subStrings(records: readonly Record<string, unknown>[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of records) {
+    for (const [sub, v] of Object.entries(r)) {
+      if (sub === 'id' || sub === 'name' || typeof v !== 'string' || v === '') continue;
+      const list = out.get(sub);
+      if (!list) out.set(sub, [v]);
+      else if (!list.includes(v)) list.push(v);
+    }
+  }
+  return out;
 }
 
 /**
@@ -72,12 +89,37 @@ export interface ViewFacts {
   os?: { id: string; name: string };
   virtual?: boolean;
   parent?: { id: string; name: string };
+  /** Columns from the configured views that hold the server (`by_location=site:4` gives `site` 4), in view order. */
+  columns?: [string, string][];
 }
+
+/**
+ * The column and value a configured server view gives the servers it holds: `by_location`
+ * `site:<id>`, `room:<id>` or `rack:<id>` give `site`, `room` or `rack`; `by_maintainer` gives
+ * `maintainer`, `by_serial_number` `serial_number`, `by_arch` `arch`, `by_fullmodel` `model` (the
+ * term the manufacturer or model includes). Undefined for any other view.
+ */
+export function viewColumn(param: string, value: string): [string, string] | undefined {
+  if (param === 'by_location') {
+    const m = /^(site|room|rack):(.+)$/.exec(value);
+    return m ? [m[1]!, m[2]!] : undefined;
+  }
+  const column = VIEW_COLUMNS.get(param);
+  return column === undefined ? undefined : [column, value];
+}
+
+const VIEW_COLUMNS = new Map([
+  ['by_maintainer', 'maintainer'],
+  ['by_serial_number', 'serial_number'],
+  ['by_arch', 'arch'],
+  ['by_fullmodel', 'model'],
+]);
 
 /**
  * A row completed from the filtered views where the record itself does not say: a service that
  * renders records as its API document lists them names no server's operating system, no virtual
- * flag and no system's parent, but the mirror holds every `by_system` and `by_virtual` view.
+ * flag, no site or maintainer and no system's parent, but the mirror holds every `by_system` and
+ * `by_virtual` view and the configured ones (`by_location`, `by_maintainer`, …).
  */
 export function withViewFacts(row: Record<string, Cell>, facts: ViewFacts | undefined): Record<string, Cell> {
   const fill = (key: string, ref: { id: string; name: string } | undefined): void => {
@@ -88,6 +130,14 @@ export function withViewFacts(row: Record<string, Cell>, facts: ViewFacts | unde
   fill('operating_system', facts?.os);
   fill('parent', facts?.parent);
   if (facts?.virtual !== undefined && (row.virtual === undefined || row.virtual === null)) row.virtual = facts.virtual;
+  const byColumn = new Map<string, string[]>();
+  for (const [column, value] of facts?.columns ?? []) {
+    const list = byColumn.get(column);
+    if (list) list.push(value);
+    else byColumn.set(column, [value]);
+  }
+  // A server in two views of one column (two model terms it matches) gets both values.
+  for (const [column, values] of byColumn) if (row[column] === undefined || row[column] === null) row[column] = values.length === 1 ? values[0]! : values;
   return row;
 }
 

@@ -90,7 +90,7 @@ ${[...site.specials.map((s) => `    "~^${escapeRegex(s.target)}${s.target.includ
     "~^/(?<${v('r')}>${resources})/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/${namedRecordFile(`$${v('r')}`, `$${v('x')}`)}";
     "~^/(?<${v('r')}>${resources})/${FILTER_DIR}/(?<${v('p')}>[a-z_]+)/(?<${v('x')}>[^/?]+)\\.json(\\?|$)" "/${namedFilterFile(`$${v('r')}`, `$${v('p')}`, `$${v('x')}`)}";
     "~^/_meta/(?<${v('x')}>manifest|filters|quality|changes|redaction)\\.json(\\?|$)" "/_meta/$${v('x')}.json";
-    "~^/index\\.html(\\?|$)" "/index.html";
+    "~^/(index\\.html)?(\\?|$)" "/index.html";
     "~^/(?<${v('x')}>_browser(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)+)(\\?|$)" "/$${v('x')}";
 }
 

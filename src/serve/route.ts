@@ -78,6 +78,9 @@ function fileRoute(has: HasFile, path: string): Route {
   return notFound;
 }
 
+/** The offline page's entry file, which `/` answers with. */
+const PAGE_FILE = 'index.html';
+
 /** Routes a GET of `target` (path and query, as sent). */
 export function route(has: HasFile, target: string): Route {
   if (Buffer.byteLength(target) > MAX_TARGET_BYTES) return { kind: 'error', status: 414, error: `the request target is longer than ${MAX_TARGET_BYTES} bytes` };
@@ -86,6 +89,8 @@ export function route(has: HasFile, target: string): Route {
   const path = q === -1 ? target : target.slice(0, q);
   if (path.includes('\0') || /%00/i.test(path)) return { kind: 'error', status: 400, error: 'the path may not hold NUL' };
 
+  // The root is the offline page, when the snapshot has one: what a person opening the address expects.
+  if (path === '/') return has(PAGE_FILE) ? { kind: 'file', path: PAGE_FILE } : notFound;
   const endpoint = parseEndpoint(path);
   if (endpoint?.kind === 'list') {
     const { resource } = endpoint;

@@ -102,7 +102,7 @@ describe('the offline browser page', () => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(pathToFileURL(join(out, 'index.html')).href);
-      await expect.poll(() => page.locator('nav a').count()).toBe(7);
+      await expect.poll(() => page.locator('nav a').count()).toBe(8);
       expect(await page.locator('nav').innerText()).toMatch(/servers\s*\d+/);
       expect(await page.locator('.change').innerText()).toMatch(/First snapshot/);
 
@@ -138,7 +138,7 @@ describe('the offline browser page', () => {
       const index = pathToFileURL(join(out, 'index.html')).href;
       for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
         await page.goto(`${index}#/${name}`);
-        await expect.poll(() => page.locator('nav a').count()).toBe(7);
+        await expect.poll(() => page.locator('nav a').count()).toBe(8);
         await page.goto(`${index}#/servers/${name}`);
         await page.locator('h2', { hasText: `No servers record with id ${name}` }).waitFor();
       }
@@ -244,7 +244,11 @@ describe('the offline browser page', () => {
 
       // Export what the table shows: the filtered rows, the visible columns.
       const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#export-csv').click()]);
-      const lines = readFileSync((await csv.path())!, 'utf8').trimEnd().split('\r\n');
+      const text = readFileSync((await csv.path())!, 'utf8');
+      // A byte-order mark by default, so Excel reads the file as UTF-8.
+      expect(text.startsWith('\uFEFF')).toBe(true);
+      expect(csv.suggestedFilename()).toBe(`servers_virtual=true_operating_system=1.csv`);
+      const lines = text.slice(1).trimEnd().split('\r\n');
       expect(lines[0]).toBe('id,name,ip,operating_system,memory_GB,processor_system_count,virtual,hypervisor_name');
       expect(lines.slice(1).map((l) => l.split(',')[0]).sort()).toEqual([...both].sort());
       const [json] = await Promise.all([page.waitForEvent('download'), page.locator('#export-json').click()]);
@@ -268,8 +272,11 @@ describe('the offline browser page', () => {
       expect(await page.locator('.searched').innerText()).toBe('searches name, ip, hypervisor_name');
       await page.fill('#q', String(target.ip));
       await page.locator('#view[data-ready=search]').waitFor();
-      expect(await page.locator('section.links h3').allInnerTexts()).toEqual([expect.stringMatching(/^servers: 1 \(searched name, ip, hypervisor_name\)$/)]);
-      expect(await page.locator('ul.results li').first().innerText()).toContain(`ip ${String(target.ip)}`);
+      // The server, and any database listening on its address (instances' listen_address is searched too).
+      const heads = await page.locator('section.links h3').allInnerTexts();
+      expect(heads.filter((h) => h.startsWith('servers'))).toEqual([expect.stringMatching(/^servers: 1 \(searched name, ip, hypervisor_name\)$/)]);
+      for (const h of heads.filter((x) => !x.startsWith('servers'))) expect(h).toMatch(/^databases: \d+ \(searched .*instances\.listen_address/);
+      expect(await page.locator('section.links', { has: page.locator('h3', { hasText: /^servers: / }) }).locator('ul.results li').first().innerText()).toContain(`ip ${String(target.ip)}`);
       await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true });
       expect(errors).toEqual([]);
     } finally {
@@ -316,7 +323,7 @@ describe('the offline browser page', () => {
       await expect.poll(() => page.locator('section.history').innerText()).toContain(`${localTime}: changed`);
       expect(await page.locator('section.history').innerText()).toContain(`memory_GB ${String(memoryChange[1])} → ${String(memoryChange[2])}`);
       // Nested values read as key/value tables, not JSON.
-      expect(await page.locator('table.fields tr', { has: page.locator('th:text-is("extended_attributes")') }).locator('table.kv th').count()).toBeGreaterThan(0);
+      expect(await page.locator('table.fields tr', { has: page.locator('th', { hasText: /^extended_attributes$/ }) }).locator('table.kv th').count()).toBeGreaterThan(0);
       expect(await page.locator('table.fields').innerText()).not.toContain('{"');
       await page.screenshot({ path: join(SHOTS, 'server-history.png'), fullPage: true });
 

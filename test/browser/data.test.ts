@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyChangeSet } from '../../src/diff/engine.js';
 import { bucketCount, bucketOf, dataScript } from '../../src/browser/data.js';
 import { addHistoryEntry, historyEntry, historyScript, parseHistoryScript } from '../../src/browser/history.js';
-import { chunkFingerprint, chunkOf, readChunkHeader, systemFacts, tableChunkCount, tableRow, tableScript, toColumns, withViewFacts } from '../../src/browser/table.js';
+import { chunkFingerprint, chunkOf, readChunkHeader, systemFacts, tableChunkCount, tableRow, tableScript, toColumns, viewColumn, withViewFacts } from '../../src/browser/table.js';
 
 /** Runs a page script with the page's callback stubbed, returning what it was called with. */
 function run(script: string, callback: string): unknown[] {
@@ -31,7 +31,7 @@ describe('table rows', () => {
     });
   });
 
-  it('flatten objects into key columns, lists of records into names and ids, other lists into counts', () => {
+  it('flatten objects into key columns, lists of records into names, ids and their text fields, lists of strings kept, other lists into counts', () => {
     const single = {
       id: 'd1',
       server_names: ['a', 'b'],
@@ -39,16 +39,18 @@ describe('table rows', () => {
         { id: '7', name: 'a' },
         { id: '9', name: 'b' },
       ],
-      instances: [{ id: 'i1', name: 'db_1', config: { max: 1 } }],
+      instances: [{ id: 'i1', name: 'db_1', listen_address: '10.1.2.3', host_alias: 'db-1.example.net', config: { max: 1 } }],
       tags: [1, 2, 3],
       location: { site: '4', room: '41', extra: { deep: true } },
     };
     expect(tableRow(undefined, single)).toEqual({
-      server_names: 'a, b',
-      servers: 'a, b',
+      server_names: ['a', 'b'],
+      servers: ['a', 'b'],
       'servers.id': ['7', '9'],
-      instances: 'db_1',
+      instances: ['db_1'],
       'instances.id': ['i1'],
+      'instances.listen_address': ['10.1.2.3'],
+      'instances.host_alias': ['db-1.example.net'],
       tags: 3,
       'location.site': '4',
       'location.room': '41',
@@ -82,6 +84,23 @@ describe('facts from the filtered views', () => {
     const facts = { os: { id: '3', name: 'Debian 12' }, virtual: true };
     expect(withViewFacts({ name: 'a', virtual: null }, facts)).toEqual({ name: 'a', virtual: true, operating_system: 'Debian 12', 'operating_system.id': ['3'] });
     expect(withViewFacts({ operating_system: 'AIX', 'operating_system.id': ['9'], virtual: false }, facts)).toEqual({ operating_system: 'AIX', 'operating_system.id': ['9'], virtual: false });
+  });
+
+  it('give columns from the configured views: site, room, rack, maintainer, serial, arch, model (several terms a list)', () => {
+    const views: [string, string][] = [
+      ['by_location', 'site:4'],
+      ['by_location', 'room:41'],
+      ['by_location', 'rack:41-07'],
+      ['by_maintainer', '112'],
+      ['by_serial_number', 'SN1'],
+      ['by_arch', 'x86_64'],
+      ['by_fullmodel', 'Dell'],
+      ['by_fullmodel', 'PowerEdge'],
+    ];
+    const columns = views.map(([param, value]) => viewColumn(param, value)!);
+    expect(withViewFacts({ name: 'a', arch: 'arm64' }, { columns })).toEqual({ name: 'a', site: '4', room: '41', rack: '41-07', maintainer: '112', serial_number: 'SN1', arch: 'arm64', model: ['Dell', 'PowerEdge'] });
+    expect(viewColumn('by_location', 'floor:2')).toBeUndefined();
+    expect(viewColumn('by_system', '3')).toBeUndefined();
   });
 });
 

@@ -104,6 +104,13 @@ describe('serve over HTTP', () => {
     }
   });
 
+  it('answers / with the offline page', async () => {
+    const res = await raw(serve.url, '/');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body.equals(readFileSync(join(mirror.dir, 'index.html')))).toBe(true);
+  });
+
   it('sends each file type of the mirror with its content type, byte for byte', async () => {
     const types: [string, string][] = [
       ['/servers.json', 'application/json; charset=utf-8'],

@@ -113,12 +113,13 @@ describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
       ['/_meta/quality.json', 'application/json; charset=utf-8'],
       ['/_meta/manifest.json', 'application/json; charset=utf-8'],
       ['/index.html?tab=servers', 'text/html; charset=utf-8'],
+      ['/', 'text/html; charset=utf-8'],
     ];
     for (const [path, type] of types) {
       const res = await fetch(base + path, { headers: { 'Accept-Encoding': 'identity' } });
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type'), path).toBe(type);
-      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(mirror.dir, path.slice(1).replace(/\?.*$/, '')))), path).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(mirror.dir, path.slice(1).replace(/\?.*$/, '') || 'index.html'))), path).toBe(true);
     }
   });
 

@@ -1,0 +1,11 @@
+/** The globals the data scripts set or call: scripts, not fetch(), since file:// pages cannot fetch. */
+import type { Column, History, PageData, RecordBody } from './types.js';
+
+declare global {
+  interface Window {
+    IM_DATA?: PageData;
+    IM_TABLE?: (resource: string, chunk: number, ids: string[], columns: Column[]) => void;
+    IM_RECORDS?: (resource: string, bucket: number, records: Record<string, RecordBody>) => void;
+    IM_HISTORY?: (history: History) => void;
+  }
+}
