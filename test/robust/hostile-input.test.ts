@@ -1,0 +1,92 @@
+/**
+ * Breaks of the second adversarial round (issue 29): what a folder, an archive or a hostile
+ * service can make the mirror write into an nginx configuration, delete, follow or print.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sha256 } from '../../src/snapshot/manifest.js';
+import { runCli } from '../helpers/cli.js';
+import { syncInto } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tmp.js';
+import { TOKEN, upstreamGet, withUpstream } from '../helpers/upstream.js';
+
+const env = { INVENTORY_API_TOKEN: TOKEN };
+
+type Manifest = { format: number; generator: string; files: Record<string, { sha256: string; size: number }> };
+
+const readManifestJson = (out: string): Manifest => JSON.parse(readFileSync(join(out, '_meta/manifest.json'), 'utf8')) as Manifest;
+const writeManifestJson = (out: string, manifest: Manifest): void => writeFileSync(join(out, '_meta/manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+
+/** Replaces a snapshot file and re-hashes it in the manifest, as an attacker who can write the folder (or an unsigned archive) would. */
+function forge(out: string, file: string, bytes: Buffer): void {
+  writeFileSync(join(out, file), bytes);
+  const manifest = readManifestJson(out);
+  manifest.files[file] = { sha256: sha256(bytes), size: bytes.length };
+  writeManifestJson(out, manifest);
+}
+
+const INJECTED = 'x.json"; } server { listen 127.0.0.1:18081; location / { root /etc; } } map $uri $im_x { "a';
+
+describe('nginx-conf over a crafted folder (break 1)', () => {
+  it('refuses a _meta/filters.json entry whose file is not the view\'s own name, and prints no configuration', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };
+    const template = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(list.servers[0]!.id)}.json`)).body as { server: Record<string, unknown> }).server;
+    // Ids whose file names nginx cannot derive: the configuration names them, and still may.
+    for (const id of ["it's!", 'x'.repeat(400), '..']) upstream.putRecord('servers', { ...template, id });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const clean = await runCli(['nginx-conf', '--dir', out, '--port', '8089']);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('"/servers/it%27s%21.json";');
+    expect(clean.stdout).toContain('"/servers/%2E%2E.json";');
+    expect(clean.stdout).toMatch(/"\/servers\/x{167}~[0-9a-f]{32}\.json";/);
+    const index = JSON.parse(readFileSync(join(out, '_meta/filters.json'), 'utf8')) as { filters: { file: string }[] };
+    index.filters[0]!.file = INJECTED;
+    forge(out, '_meta/filters.json', Buffer.from(JSON.stringify(index)));
+    expect((await runCli(['verify', '--dir', out])).code).toBe(0);
+    const result = await runCli(['nginx-conf', '--dir', out, '--port', '8089']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain('18081');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`${join(out, '_meta/filters.json')} filters.0`);
+    expect(result.stderr).toContain('is not the file of');
+  });
+
+  it('refuses a manifest that lists a record file with quotes and braces in its name', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    mkdirSync(join(out, 'servers'), { recursive: true });
+    const name = `servers/a" "/x"; } server { listen 127.0.0.1:18081; root /etc; } #.json`;
+    const manifest = readManifestJson(out);
+    manifest.files[name] = { sha256: sha256(Buffer.from('{}')), size: 2 };
+    writeManifestJson(out, manifest);
+    const result = await runCli(['nginx-conf', '--dir', out, '--port', '8089']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain('18081');
+    expect(result.stderr).toContain('has no valid _meta/manifest.json');
+  });
+});
+
+describe('paths read from a manifest (break 4)', () => {
+  it('a manifest entry with .. makes the next sync delete nothing outside the folder', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const parent = tempDir();
+    const out = join(parent, 'mirror');
+    await syncInto(upstream, out);
+    writeFileSync(join(parent, 'victim.txt'), 'keep me\n');
+    const manifest = readManifestJson(out);
+    manifest.files['../victim.txt'] = { sha256: sha256(Buffer.from('keep me\n')), size: 8 };
+    writeManifestJson(out, manifest);
+    upstream.mutate({ seed: 3, share: 0.2 });
+    const result = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
+    expect(existsSync(join(parent, 'victim.txt'))).toBe(true);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`${join(out, '_meta/manifest.json')} is damaged ("../victim.txt" is not a path of a snapshot`);
+    const verify = await runCli(['verify', '--dir', out]);
+    expect(verify.code).not.toBe(0);
+  });
+});
