@@ -26,6 +26,7 @@ import {
 import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
+import { shorten } from '../util/secrets.js';
 
 interface ClientOptions {
   baseUrl: string;
@@ -378,7 +379,7 @@ export class Client {
     if (statusCode >= 300 && statusCode < 400) {
       await discard();
       const location = header('location');
-      throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${location.length > 200 ? `${location.slice(0, 200)}…` : location}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
+      throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${shorten(location, 200)}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
     }
     if (isRetryableStatus(statusCode)) {
       await discard();

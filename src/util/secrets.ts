@@ -14,15 +14,32 @@ export function registerSecret(value: string | undefined): void {
   if (value !== undefined && value.length >= 4) secrets.add(value);
 }
 
-/** `text` with every registered secret (raw, URL-encoded or JSON-escaped) replaced by `[secret]`. */
+const HTML: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** The forms a secret takes when a service or proxy echoes it: raw, URL-encoded, JSON-escaped, HTML-escaped. */
+function formsOf(secret: string): Set<string> {
+  const html = secret.replace(/[&<>"']/g, (c) => HTML[c]!);
+  return new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), html, html.replaceAll('&#39;', '&#x27;'), JSON.stringify(html).slice(1, -1)]);
+}
+
+/** `text` with every registered secret (raw, URL-encoded, JSON- or HTML-escaped) replaced by `[secret]`. */
 export function scrub(text: string): string {
   let out = text;
   for (const secret of secrets) {
-    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+    for (const form of formsOf(secret)) {
       if (out.includes(form)) out = out.split(form).join('[secret]');
     }
   }
   return out;
+}
+
+/**
+ * `text` scrubbed, then cut to `max` characters with an ellipsis: cut first, a secret straddling
+ * the cut would survive in part and no longer match.
+ */
+export function shorten(text: string, max: number): string {
+  const clean = scrub(text);
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
 /** A URL as it may appear in messages and files: without credentials, query or fragment, where secrets travel. */

@@ -2,11 +2,13 @@
  * Breaks of the second adversarial round (issue 29): what a folder, an archive or a hostile
  * service can make the mirror write into an nginx configuration, delete, follow or print.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/snapshot/manifest.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, UNPRIVILEGED } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { TOKEN, upstreamGet, withUpstream } from '../helpers/upstream.js';
@@ -88,5 +90,74 @@ describe('paths read from a manifest (break 4)', () => {
     expect(result.stderr).toContain(`${join(out, '_meta/manifest.json')} is damaged ("../victim.txt" is not a path of a snapshot`);
     const verify = await runCli(['verify', '--dir', out]);
     expect(verify.code).not.toBe(0);
+  });
+});
+
+/** A local server that answers every request with `answer`; closed after the test. */
+async function withServer(answer: (res: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => answer(res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { onTestFinished } = await import('vitest');
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('the token in what the service sends back (break 8, and its escapes)', () => {
+  it('a Location header cut for the message is scrubbed first: no part of the token is printed', async () => {
+    const { url } = await withServer((res) => {
+      res.writeHead(302, { location: `https://login.example/${'p'.repeat(160)}?t=${TOKEN}&x=1` }).end();
+    });
+    const result = await runCli(['sync', '--base-url', url, '--out', join(tempDir(), 'out')], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('redirecting to https://login.example/');
+    expect(result.stderr).not.toContain(TOKEN.slice(0, 8));
+  });
+
+  it('a token echoed HTML-escaped (an error page) is scrubbed', async () => {
+    const token = 'tok&en<with>"quotes"-2026';
+    const { url } = await withServer((res) => {
+      res.writeHead(302, { location: `https://login.example/?t=${token.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;')}` }).end();
+    });
+    const result = await runCli(['sync', '--base-url', url, '--out', join(tempDir(), 'out')], { env: { INVENTORY_API_TOKEN: token } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('?t=[secret]');
+    expect(result.stderr).not.toContain('tok&amp;en');
+  });
+});
+
+describe('control characters from the service (break 9)', () => {
+  it('an id with a newline and ESC sequences reaches the terminal escaped, on one line', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };
+    const template = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(list.servers[0]!.id)}.json`)).body as { server: Record<string, unknown> }).server;
+    const id = 'evil\nwarning: forged by the service\u001b]0;pwned\u0007\u001b[2J';
+    const { name: _name, ...nameless } = template;
+    upstream.putRecord('servers', { ...nameless, id, 'fie\nld\u001b[31m': 1 });
+    const out = tempDir();
+    const result = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const printed = result.stdout + result.stderr;
+    expect(printed).toContain('evil\\nwarning: forged');
+    expect(printed).not.toMatch(/[\u001b\u0007]/);
+    expect(printed.split('\n').filter((line) => line.startsWith('warning: forged'))).toEqual([]);
+  });
+});
+
+describe('reading a snapshot needs no lock (degraded: verify and pack on a read-only folder)', () => {
+  it.skipIf(!UNPRIVILEGED)('verify and pack a folder this user may not write (run as an unprivileged user when root)', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const root = tempDir();
+    chmodSync(root, 0o755);
+    const snapshot = join(root, 'snapshot');
+    await syncInto(upstream, snapshot);
+    const outDir = join(root, 'archives');
+    mkdirSync(outDir);
+    chmodSync(outDir, 0o777);
+    const verify = await runCli(['verify', '--dir', snapshot], { ...UNPRIVILEGED, cwd: root });
+    expect(verify.code, verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/^ok: /);
+    const pack = await runCli(['pack', '--dir', snapshot, '--out', join(outDir, 'a.tar.gz')], { ...UNPRIVILEGED, cwd: root });
+    expect(pack.code, pack.stderr).toBe(0);
+    expect(existsSync(join(snapshot, '.inventory-mirror'))).toBe(false);
   });
 });
