@@ -12,6 +12,7 @@ import { constants, createGzip } from 'node:zlib';
 import fs from 'fs-extra';
 import { NotSnapshotError, OutputError, VerifyError, fsFailure } from '../errors.js';
 import { recoverBeforeReading } from '../publish/read-recover.js';
+import { withPath } from '../util/atomic-write.js';
 import { parseManifest, sha256 } from '../snapshot/manifest.js';
 import type { FileTable } from '../snapshot/table.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
@@ -74,7 +75,7 @@ export async function packSnapshot(options: PackOptions): Promise<PackResult> {
     const bytes = (await fs.stat(out)).size;
     return { files: paths.length, bytes, signed: inMemory.has(SIGNATURE_FILE) };
   } catch (error) {
-    throw fsFailure(error, `cannot pack ${dir} into ${out}`) ?? error;
+    throw fsFailure(withPath(error, tmp), `cannot pack ${dir} into ${out}`) ?? error;
   } finally {
     await fs.rm(tmp, { force: true });
   }

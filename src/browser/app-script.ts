@@ -175,8 +175,9 @@ export const APP_JS = String.raw`(function () {
   // The operating-system tree: a facet value on a system counts its descendants' servers too (by_system).
   function osTree() {
     var T = tables.operating_systems;
-    var children = {}, roots = [];
-    if (!T) return { children: children, roots: roots, depth: {} };
+    // Keyed by ids from the data: no prototype, so an id "constructor" or "__proto__" is a key like any other.
+    var children = Object.create(null), roots = [];
+    if (!T) return { children: children, roots: roots };
     var parent = T.cols['parent.id'] || [];
     T.ids.forEach(function (id, i) {
       var p = parent[i] && parent[i][0];
@@ -291,7 +292,7 @@ export const APP_JS = String.raw`(function () {
       li.appendChild(el('span', n, { class: 'count' }));
     }
     if (isOs) {
-      var tree = osTree(), total = {};
+      var tree = osTree(), total = Object.create(null);
       var sum = function (id) { var n = counts.get(id) || 0; (tree.children[id] || []).forEach(function (c) { n += sum(c); }); total[id] = n; return n; };
       tree.roots.forEach(sum);
       var walk = function (id, depth) {
@@ -315,7 +316,12 @@ export const APP_JS = String.raw`(function () {
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
-  function csvCell(v) { var s = fmt(v); return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; }
+  // A text cell a spreadsheet would run as a formula (= + - @, or a tab or CR before one) is prefixed with ' (OWASP).
+  function csvCell(v) {
+    var s = fmt(v);
+    if (typeof v !== 'number' && /^[=+\-@\t\r]/.test(s)) s = "'" + s;
+    return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+  }
   function exportRows(T, rows, cols, kind) {
     if (kind === 'csv') {
       var lines = [['id'].concat(cols).map(csvCell).join(',')];

@@ -3,14 +3,19 @@
  * service can make the mirror write into an nginx configuration, delete, follow or print.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { verifyArchive } from '../../src/archive/verify.js';
 import { sha256 } from '../../src/snapshot/manifest.js';
+import { craftArchive } from '../archive/helpers.js';
 import { runCli, UNPRIVILEGED } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
+import { treeState } from '../helpers/tree.js';
 import { TOKEN, upstreamGet, withUpstream } from '../helpers/upstream.js';
 
 const env = { INVENTORY_API_TOKEN: TOKEN };
@@ -159,5 +164,39 @@ describe('reading a snapshot needs no lock (degraded: verify and pack on a read-
     const pack = await runCli(['pack', '--dir', snapshot, '--out', join(outDir, 'a.tar.gz')], { ...UNPRIVILEGED, cwd: root });
     expect(pack.code, pack.stderr).toBe(0);
     expect(existsSync(join(snapshot, '.inventory-mirror'))).toBe(false);
+  });
+});
+
+describe('verify --archive refuses what unpack refuses (degraded)', () => {
+  it('an archive whose manifest is not its first entry', async () => {
+    const body = '{"a":1}\n';
+    const manifest = JSON.stringify({ format: 1, generator: 'inventory-mirror', files: { 'a.json': { sha256: sha256(Buffer.from(body)), size: body.length } } });
+    const file = join(tempDir(), 'late.tar.gz');
+    craftArchive(file, [{ path: 'a.json', body }, { path: '_meta/manifest.json', body: manifest }]);
+    await expect(verifyArchive(file)).rejects.toThrow(/its first entry is "a\.json", not _meta\/manifest\.json/);
+  });
+});
+
+describe('a full disk during a re-sync (degraded; issue 31 point 4)', () => {
+  it('a write error without a path, as the kernel gives it: exit 1 naming the file, the folder as it was', async () => {
+    const upstream = await withUpstream({ scale: 10 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const before = await treeState(out);
+    upstream.mutate({ seed: 2, share: 0.3 });
+    const child = fileURLToPath(new URL('./fs-fault-child.mjs', import.meta.url));
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const run = spawn(process.execPath, [child, 'sync', '--base-url', upstream.url, '--out', out, '--quiet'], {
+        env: { ...env, PATH: process.env.PATH ?? '', FAIL_WRITE_OF: '/\\.journal\\.json\\.[^/]*\\.tmp$', FAIL_AS_KERNEL: '1' },
+      });
+      let stderr = '';
+      run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      run.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/\.journal\.json\.\d+\.[0-9a-f]+\.tmp cannot be written: no space left on its device/);
+    expect(await treeState(out)).toEqual(before);
   });
 });
