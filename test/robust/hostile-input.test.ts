@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyArchive } from '../../src/archive/verify.js';
+import { postWebhook } from '../../src/notify/webhook.js';
 import { sha256 } from '../../src/snapshot/manifest.js';
 import { craftArchive } from '../archive/helpers.js';
 import { runCli, UNPRIVILEGED } from '../helpers/cli.js';
@@ -198,5 +199,27 @@ describe('a full disk during a re-sync (degraded; issue 31 point 4)', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/\.journal\.json\.\d+\.[0-9a-f]+\.tmp cannot be written: no space left on its device/);
     expect(await treeState(out)).toEqual(before);
+  });
+});
+
+describe('messages that named too much or too little (degraded)', () => {
+  it('a webhook that is not reached is named without its path, where hooks carry their secret', async () => {
+    const parked = createServer();
+    await new Promise<void>((resolve) => parked.listen(0, '127.0.0.1', resolve));
+    const port = (parked.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => parked.close(() => resolve()));
+    const message = await postWebhook(`http://127.0.0.1:${port}/services/T000/B000/hook-secret-0123`, { event: 'sync.failed', at: '', out: '', status: 'failed' }, 2_000);
+    expect(message).toMatch(new RegExp(`^webhook http://127\\.0\\.0\\.1:${port}/… was not reached`));
+    expect(message).not.toContain('hook-secret');
+  });
+
+  it('--allow-nonempty: the refusal says the folder\'s own .gitignore would be replaced', async () => {
+    const upstream = await withUpstream({ scale: 10 });
+    const out = tempDir();
+    writeFileSync(join(out, '.gitignore'), 'mine\n');
+    const result = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('its own .gitignore would then be replaced by the snapshot\'s');
+    expect(readFileSync(join(out, '.gitignore'), 'utf8')).toBe('mine\n');
   });
 });
