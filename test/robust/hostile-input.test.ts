@@ -223,3 +223,29 @@ describe('messages that named too much or too little (degraded)', () => {
     expect(readFileSync(join(out, '.gitignore'), 'utf8')).toBe('mine\n');
   });
 });
+
+describe('one deadline per request, retries included (degraded)', () => {
+  it('a service that drips is not retried past sync.requestDeadlineMs', { timeout: 120_000 }, async () => {
+    const attempts = new Map<string, number>();
+    const drip = createServer((req, res) => {
+      attempts.set(req.url ?? '', (attempts.get(req.url ?? '') ?? 0) + 1);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 200);
+      req.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => drip.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = tempDir();
+      const config = join(dir, 'mirror.json');
+      writeFileSync(config, JSON.stringify({ sync: { requestDeadlineMs: 1000, retries: 5, retryBaseMs: 1, retryMaxMs: 5 } }));
+      const url = `http://127.0.0.1:${(drip.address() as AddressInfo).port}`;
+      const result = await runCli(['sync', '--base-url', url, '--out', join(dir, 'out'), '--config', config], { env, timeoutMs: 60_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/got no usable answer within 1s, retries included \(sync\.requestDeadlineMs\), after 1 attempt: the answer did not arrive whole/);
+      expect(Math.max(...attempts.values())).toBe(1);
+    } finally {
+      drip.closeAllConnections();
+      drip.close();
+    }
+  });
+});
