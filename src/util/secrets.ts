@@ -12,6 +12,7 @@ export const SECRET_ENV = ['INVENTORY_API_TOKEN', 'INVENTORY_API_TOKEN_FILE', 'M
 /** Remembers a secret; values too short to be one (under 4 characters) are ignored. */
 export function registerSecret(value: string | undefined): void {
   if (value !== undefined && value.length >= 4) secrets.add(value);
+  forms = undefined;
 }
 
 const HTML: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -40,6 +41,23 @@ export function scrub(text: string): string {
 export function shorten(text: string, max: number): string {
   const clean = scrub(text);
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** The forms the registered secrets take inside JSON text (raw, and JSON-escaped), made once. */
+let forms: Buffer[] | undefined;
+function jsonForms(): Buffer[] {
+  forms ??= [...secrets].flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])].map((form) => Buffer.from(form)));
+  return forms;
+}
+
+/** The longest form a registered secret takes inside JSON text, in bytes (0 when none is registered). */
+export function longestSecret(): number {
+  return Math.max(0, ...jsonForms().map((form) => form.length));
+}
+
+/** Whether `bytes` (JSON text) hold a registered secret. */
+export function holdsSecret(bytes: Buffer): boolean {
+  return secrets.size > 0 && jsonForms().some((form) => bytes.includes(form));
 }
 
 /** A URL as it may appear in messages and files: without credentials, query or fragment, where secrets travel. */

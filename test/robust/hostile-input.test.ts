@@ -131,6 +131,24 @@ describe('the token in what the service sends back (break 8, and its escapes)', 
   });
 });
 
+describe('the token echoed inside the data (degraded)', () => {
+  it('is never published: the sync refuses, naming the file, and the folder keeps its snapshot', async () => {
+    const upstream = await withUpstream({ scale: 10 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const before = await treeState(out);
+    const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };
+    const id = list.servers[1]!.id;
+    const server = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(id)}.json`)).body as { server: Record<string, unknown> }).server;
+    upstream.putRecord('servers', { ...server, id, comment: `debug: token=${TOKEN}` });
+    const result = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/servers(\.json|\/[^ ]+\.json): the service sent the API token inside its data; nothing was published/);
+    expect(result.stderr).not.toContain(TOKEN);
+    expect(await treeState(out)).toEqual(before);
+  });
+});
+
 describe('control characters from the service (break 9)', () => {
   it('an id with a newline and ESC sequences reaches the terminal escaped, on one line', async () => {
     const upstream = await withUpstream({ scale: 20 });
