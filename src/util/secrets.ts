@@ -43,10 +43,15 @@ export function shorten(text: string, max: number): string {
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-/** The forms the registered secrets take inside JSON text (raw, and JSON-escaped), made once. */
+/**
+ * The forms the registered secrets take inside JSON text (raw, and JSON-escaped), made once. Only
+ * secrets of MIN_DATA_SECRET characters or more: a short one may occur in honest data by chance,
+ * and finding it there refuses a whole snapshot.
+ */
 let forms: Buffer[] | undefined;
+const MIN_DATA_SECRET = 12;
 function jsonForms(): Buffer[] {
-  forms ??= [...secrets].flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])].map((form) => Buffer.from(form)));
+  forms ??= [...secrets].filter((secret) => secret.length >= MIN_DATA_SECRET).flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])].map((form) => Buffer.from(form)));
   return forms;
 }
 
@@ -57,7 +62,7 @@ export function longestSecret(): number {
 
 /** Whether `bytes` (JSON text) hold a registered secret. */
 export function holdsSecret(bytes: Buffer): boolean {
-  return secrets.size > 0 && jsonForms().some((form) => bytes.includes(form));
+  return jsonForms().some((form) => bytes.includes(form));
 }
 
 /** A URL as it may appear in messages and files: without credentials, query or fragment, where secrets travel. */
