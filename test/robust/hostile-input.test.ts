@@ -177,12 +177,18 @@ describe('reading a snapshot needs no lock (degraded: verify and pack on a read-
     const outDir = join(root, 'archives');
     mkdirSync(outDir);
     chmodSync(outDir, 0o777);
-    const verify = await runCli(['verify', '--dir', snapshot], { ...UNPRIVILEGED, cwd: root });
-    expect(verify.code, verify.stderr).toBe(0);
-    expect(verify.stdout).toMatch(/^ok: /);
-    const pack = await runCli(['pack', '--dir', snapshot, '--out', join(outDir, 'a.tar.gz')], { ...UNPRIVILEGED, cwd: root });
-    expect(pack.code, pack.stderr).toBe(0);
-    expect(existsSync(join(snapshot, '.inventory-mirror'))).toBe(false);
+    // Not writable by the user who runs the CLI (when that is root, "nobody" runs it).
+    chmodSync(snapshot, 0o555);
+    try {
+      const verify = await runCli(['verify', '--dir', snapshot], { ...UNPRIVILEGED, cwd: root });
+      expect(verify.code, verify.stderr).toBe(0);
+      expect(verify.stdout).toMatch(/^ok: /);
+      const pack = await runCli(['pack', '--dir', snapshot, '--out', join(outDir, 'a.tar.gz')], { ...UNPRIVILEGED, cwd: root });
+      expect(pack.code, pack.stderr).toBe(0);
+      expect(existsSync(join(snapshot, '.inventory-mirror'))).toBe(false);
+    } finally {
+      chmodSync(snapshot, 0o755);
+    }
   });
 });
 
