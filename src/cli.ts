@@ -10,6 +10,7 @@ import { commandHelp, parseCommandArgs, type Command, type CommandIo } from './c
 import { COMMANDS } from './commands/index.js';
 import { withHint } from './cli/hints.js';
 import { describeFsError, MirrorError } from './errors.js';
+import { printable, printableLines } from './util/printable.js';
 import { scrub } from './util/secrets.js';
 
 // What a sync or serve keeps alive is small (60 MB at 200 000 servers) but the garbage between
@@ -63,7 +64,8 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     return await command.run(parsed, io);
   } catch (error) {
-    const say = (text: string): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${scrub(text)}\n`);
+    // One line (a stack trace: its lines), secrets scrubbed first, control characters escaped.
+    const say = (text: string, lines = false): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${(lines ? printableLines : printable)(scrub(text))}\n`);
     if (error instanceof MirrorError) {
       say(withHint(error));
       return error.exitCode;
@@ -74,7 +76,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       say(fs);
       return 1;
     }
-    say(`internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    say(`internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, true);
     return 70;
   }
 }

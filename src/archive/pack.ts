@@ -11,8 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
 import fs from 'fs-extra';
 import { NotSnapshotError, OutputError, VerifyError, fsFailure } from '../errors.js';
-import { recover } from '../publish/journal.js';
-import { acquireLock } from '../publish/lock.js';
+import { recoverBeforeReading } from '../publish/read-recover.js';
+import { withPath } from '../util/atomic-write.js';
 import { parseManifest, sha256 } from '../snapshot/manifest.js';
 import type { FileTable } from '../snapshot/table.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
@@ -57,10 +57,9 @@ export async function packSnapshot(options: PackOptions): Promise<PackResult> {
   const rel = relative(dir, out);
   if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) throw new OutputError(`--out ${out} is inside the folder being packed; write the archive elsewhere`);
   if (!(await fs.stat(dirname(out)).catch(() => undefined))?.isDirectory()) throw new OutputError(`--out ${out}: the folder ${dirname(out)} does not exist`);
-  const lock = await acquireLock(dir, 'pack');
   const tmp = join(dirname(out), `.${basename(out)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   try {
-    const note = await recover(dir);
+    const note = await recoverBeforeReading(dir, 'pack');
     if (note) options.log?.(note);
     const { manifest: manifestBytes, signature: folderSig } = await readSigned(dir);
     const manifest = manifestBytes ? parseManifest(manifestBytes)?.table : undefined;
@@ -76,9 +75,8 @@ export async function packSnapshot(options: PackOptions): Promise<PackResult> {
     const bytes = (await fs.stat(out)).size;
     return { files: paths.length, bytes, signed: inMemory.has(SIGNATURE_FILE) };
   } catch (error) {
-    throw fsFailure(error, `cannot pack ${dir} into ${out}`) ?? error;
+    throw fsFailure(withPath(error, tmp), `cannot pack ${dir} into ${out}`) ?? error;
   } finally {
     await fs.rm(tmp, { force: true });
-    await lock.release();
   }
 }

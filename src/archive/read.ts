@@ -109,9 +109,10 @@ export async function readArchive(file: string, sink?: EntrySink): Promise<Archi
         entry.resume();
         return;
       }
-      // Unpacking checks each entry against the manifest before writing it, so that comes first.
-      if (sink && path !== MANIFEST_FILE && !contents.files.has(MANIFEST_FILE)) {
-        fail(new ArchiveError(file, `its first entry is ${JSON.stringify(path)}, not ${MANIFEST_FILE} as \`inventory-mirror pack\` writes it; refusing to unpack it`));
+      // Unpacking checks each entry against the manifest before writing it, so that comes first;
+      // verify refuses what unpack would, so an archive it passes can be unpacked.
+      if (path !== MANIFEST_FILE && !contents.files.has(MANIFEST_FILE)) {
+        fail(new ArchiveError(file, `its first entry is ${JSON.stringify(path)}, not ${MANIFEST_FILE} as \`inventory-mirror pack\` writes it; refusing the archive`));
         entry.resume();
         return;
       }

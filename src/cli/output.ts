@@ -2,11 +2,12 @@
  * Where a command's messages go: levels (`-q` warnings and errors only, default, `-v` detail
  * too), text or JSON lines (`--log-format json`, one object per line for log collectors), and on
  * a terminal a progress line that messages never collide with: it is cleared before a message
- * and drawn again after. Secrets are scrubbed from every line.
+ * and drawn again after. Secrets are scrubbed from every line, control characters escaped.
  */
 import type { Writable } from 'node:stream';
 import type { Log } from '../log.js';
 import type { Progress } from '../sync/progress.js';
+import { printable } from '../util/printable.js';
 import { scrub } from '../util/secrets.js';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -87,7 +88,7 @@ export class Output implements Log {
     const text = scrub(message);
     let line: string;
     if (format === 'json') line = scrub(JSON.stringify({ time: new Date().toISOString(), level, command, message: text, ...fields }));
-    else line = `${timestamps ? `${new Date().toISOString()} ` : ''}${level === 'warn' ? 'warning: ' : ''}${text}`;
+    else line = `${timestamps ? `${new Date().toISOString()} ` : ''}${level === 'warn' ? 'warning: ' : ''}${printable(text)}`;
     if (this.#status) stream.write(`\r\x1b[K${line}\n${this.#status}`);
     else stream.write(`${line}\n`);
   }

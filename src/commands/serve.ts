@@ -8,6 +8,7 @@ import { CONFIG_OPTION, DIR_OPTION, intFlag, outputFolder, stringFlag, type Comm
 import { loadConfig } from '../config/load.js';
 import { resolveToken } from '../config/token.js';
 import { startServe } from '../serve/index.js';
+import { printable } from '../util/printable.js';
 
 export const serveCommand: CommandDefinition = {
   options: {
@@ -30,7 +31,7 @@ export const serveCommand: CommandDefinition = {
       token: token?.token,
       caseSensitive: Boolean(parsed.values['case-sensitive']) || config.serve.caseSensitive,
       quiet: Boolean(parsed.values.quiet),
-      log: (line) => io.stdout.write(`${line}\n`),
+      log: (line) => io.stdout.write(`${printable(line)}\n`),
     });
     await untilStopSignal();
     await running.close();

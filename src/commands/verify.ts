@@ -2,14 +2,14 @@
 import { CONFIG_OPTION, DIR_OPTION, outputFolder, pathFlag, stringFlag, type CommandDefinition } from '../cli/command.js';
 import { verifyArchive } from '../archive/verify.js';
 import { loadConfig } from '../config/load.js';
-import { LockedError, UsageError, VerifyError } from '../errors.js';
-import { recover } from '../publish/journal.js';
-import { acquireLock } from '../publish/lock.js';
+import { UsageError, VerifyError } from '../errors.js';
 import { requireFolder } from '../publish/output.js';
+import { recoverBeforeReading } from '../publish/read-recover.js';
 import { folderSignatureProblem } from '../sign/folder.js';
 import { loadPublicKey } from '../sign/keys.js';
 import { freshnessProblem, parseMaxAge } from '../state/freshness.js';
 import { mismatchMessage, problemLines } from '../verify/report.js';
+import { printable } from '../util/printable.js';
 import { verifyFolder } from '../verify/verify.js';
 import { describeKey } from '../push/location.js';
 import { pushJob } from './push-job.js';
@@ -55,23 +55,13 @@ export const verifyCommand: CommandDefinition = {
       target = outputFolder(stringFlag(parsed, 'dir'), io, config);
       await requireFolder(target);
       // Finish an interrupted publish first, unless a sync is running right now.
-      const lock = await acquireLock(target, 'verify').catch((error: unknown) => {
-        if (error instanceof LockedError) return undefined;
-        throw error;
-      });
-      if (lock) {
-        try {
-          const note = await recover(target);
-          if (note) io.stderr.write(`${note}\n`);
-        } finally {
-          await lock.release();
-        }
-      }
+      const note = await recoverBeforeReading(target, 'verify');
+      if (note) io.stderr.write(`${printable(note)}\n`);
       report = { ...(await verifyFolder(target)), signature: publicKey ? await folderSignatureProblem(target, publicKey) : undefined };
     }
     const problems = problemLines(report);
     if (problems.length > 0) {
-      io.stdout.write(`${problems.slice(0, MAX_LINES).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
+      io.stdout.write(`${problems.slice(0, MAX_LINES).map(printable).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
       throw new VerifyError(mismatchMessage(target, report, problems), problems);
     }
     const stale = maxAge === undefined ? undefined : await freshnessProblem(target, maxAge, Date.now());

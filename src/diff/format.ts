@@ -1,5 +1,7 @@
 /** Renderings of a change set: the one-line summary, the readable report, the JSON object. Pure. */
 import { RESOURCE_NAMES } from '../spec/resources.js';
+import { printable } from '../util/printable.js';
+import { shorten } from '../util/secrets.js';
 import { countChanges, type ChangeSet, type FieldChange, type ResourceChanges } from './engine.js';
 
 const MAX_VALUE_CHARS = 80;
@@ -19,7 +21,7 @@ export function formatChangeLine(changes: ChangeSet): string {
 function shortValue(value: unknown, max = MAX_VALUE_CHARS): string {
   if (value === undefined) return '(absent)';
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return shorten(text, max);
 }
 
 /** `path: old → new`, values shortened. */
@@ -66,7 +68,8 @@ export function formatReport(changes: ChangeSet, oldDir: string, newDir: string)
   }
   const findings = findingLines(changes);
   if (findings.length) lines.push('', 'data-quality findings:', ...findings.map((line) => `  ${line}`));
-  return `${lines.join('\n')}\n`;
+  // Ids, names and values come from the service: each line stays one line.
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /** The contract's JSON object: per resource `added`, `removed`, `changed`, plus `fields` details. */

@@ -26,6 +26,7 @@ import {
 import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
+import { shorten } from '../util/secrets.js';
 
 interface ClientOptions {
   baseUrl: string;
@@ -231,11 +232,14 @@ export class Client {
   async #attempts<R, T>(path: string, read: BodyReader<R> | typeof WHOLE, validators: RequestValidators | undefined, check: ((value: R) => Promise<T>) | undefined): Promise<Fetched<T>> {
     const { retry } = this.#options;
     let htmlAnswers = 0;
+    // When the first attempt started: sync.requestDeadlineMs bounds the request, retries included.
+    let since: number | undefined;
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
       const received = await this.#limit(async () => {
         await this.#waitTurn(path);
-        return this.#once(path, read, validators);
+        since ??= Date.now();
+        return this.#once(path, read, validators, since);
       });
       const outcome = check ? await this.#checked(path, received, check) : (received as Attempt<T>);
       if (outcome.kind === 'done') {
@@ -251,6 +255,10 @@ export class Client {
       if (outcome.status === 429 || outcome.status === 503) this.stats.overloadAnswers.set(outcome.status, (this.stats.overloadAnswers.get(outcome.status) ?? 0) + 1);
       if (outcome.overload) this.#apply(this.#cap.overloaded(Date.now(), outcome.reason));
       const delay = retryDelay(attempt, retry, outcome.retryAfterMs);
+      const budget = this.#options.requestDeadlineMs;
+      if (budget !== undefined && since !== undefined && Date.now() + delay - since >= budget) {
+        throw new RequestFailedError(path, `GET ${path} got no usable answer within ${Math.round(budget / 1000)}s, retries included (sync.requestDeadlineMs), after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${outcome.reason}`, outcome.status === undefined ? {} : { status: outcome.status });
+      }
       if (outcome.retryAfterMs !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
       this.stats.retries++;
       const reason = outcome.reason.replace(/\(content type [^)]*\)/, '').trim();
@@ -330,12 +338,12 @@ export class Client {
     }
   }
 
-  async #once<T>(path: string, read: BodyReader<T> | typeof WHOLE, validators: RequestValidators | undefined): Promise<Attempt<T>> {
+  /** One attempt; `since`: when the request's first attempt started, which its body's deadline counts from. */
+  async #once<T>(path: string, read: BodyReader<T> | typeof WHOLE, validators: RequestValidators | undefined, since: number): Promise<Attempt<T>> {
     const headers: Record<string, string> = { 'x-api-token': this.#options.token, accept: 'application/json' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.stats.requests++;
-    const started = Date.now();
     const sent = performance.now();
     let response;
     try {
@@ -378,7 +386,7 @@ export class Client {
     if (statusCode >= 300 && statusCode < 400) {
       await discard();
       const location = header('location');
-      throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${location.length > 200 ? `${location.slice(0, 200)}…` : location}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
+      throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${shorten(location, 200)}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
     }
     if (isRetryableStatus(statusCode)) {
       await discard();
@@ -413,7 +421,7 @@ export class Client {
       }
     };
     let value: T;
-    this.#reading.set(body, started);
+    this.#reading.set(body, since);
     try {
       // A whole body is a Buffer: getWhole asks for T = Buffer.
       value = read === WHOLE ? ((await collect(body, count)) as T) : await read(counted());

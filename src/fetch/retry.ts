@@ -27,10 +27,15 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 
 /**
  * Delay before attempt `attempt + 1` (attempt counts from 0): the service's Retry-After when it
- * gave one, else exponential backoff with full jitter, both capped at `maxMs`.
+ * gave one (capped at `maxMs`) plus a jitter of up to a quarter of it (at least `baseMs`), else
+ * exponential backoff with full jitter capped at `maxMs`. Without the jitter a service that
+ * alternates 503 and 200 on a fixed beat met the retry on its 503 every time until the run failed.
  */
 export function retryDelay(attempt: number, policy: RetryPolicy, retryAfterMs: number | undefined, random: () => number = Math.random): number {
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxMs);
+  if (retryAfterMs !== undefined) {
+    const asked = Math.min(retryAfterMs, policy.maxMs);
+    return asked + Math.round(random() * Math.max(policy.baseMs, asked / 4));
+  }
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

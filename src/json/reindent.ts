@@ -14,6 +14,8 @@ import { isUtf8 } from 'node:buffer';
 
 /** Deeper values are declined (a record is never this deep); the stacks below have this size. */
 const MAX_LEVELS = 64;
+/** Up to this many keys an object's keys are compared one by one; past it, looked up by hash. */
+const SCAN_KEYS = 16;
 
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
@@ -64,6 +66,12 @@ export class Reindenter {
   #keyAt: Int32Array = new Int32Array(256);
   #keyLength: Int32Array = new Int32Array(256);
   #keys = 0;
+  /**
+   * Per open object with more than SCAN_KEYS keys: its keys by hash (the latest with that hash;
+   * #keyNext chains to earlier ones), so an object of a million keys is checked in linear time.
+   */
+  readonly #byHash: (Map<number, number> | undefined)[] = new Array(MAX_LEVELS).fill(undefined);
+  #keyNext: Int32Array = new Int32Array(256);
   /** The top-level keys whose values are located, as written (`"id"`), and where each value sits in the input (-1: absent). */
   readonly #fields: Buffer[];
   readonly #starts: Int32Array;
@@ -83,6 +91,7 @@ export class Reindenter {
   run(bytes: Buffer, depth: number): Buffer | undefined {
     if (!isUtf8(bytes)) return undefined;
     this.#keys = 0;
+    this.#byHash.fill(undefined);
     this.#starts.fill(-1);
     const end = this.#walk(bytes, depth);
     return end === DECLINED ? undefined : this.#out.subarray(0, end);
@@ -151,6 +160,7 @@ export class Reindenter {
         if (b !== (object ? CLOSE_OBJECT : CLOSE_ARRAY)) return DECLINED;
         level--;
         this.#keys = this.#keysFrom[level]!;
+        this.#byHash[level] = undefined;
         o = newline(out, o, depth + level);
         out[o++] = b;
         i++;
@@ -264,13 +274,31 @@ export class Reindenter {
   #newKey(out: Buffer, at: number, length: number, level: number): boolean {
     let hash = 0x811c9dc5;
     for (let k = at; k < at + length; k++) hash = Math.imul(hash ^ out[k]!, 0x01000193);
-    for (let k = this.#keysFrom[level - 1]!; k < this.#keys; k++) {
-      if (this.#keyHash[k] === hash && this.#keyLength[k] === length && out.compare(out, at, at + length, this.#keyAt[k]!, this.#keyAt[k]! + length) === 0) return false;
+    const from = this.#keysFrom[level - 1]!;
+    const same = (k: number): boolean => this.#keyHash[k] === hash && this.#keyLength[k] === length && out.compare(out, at, at + length, this.#keyAt[k]!, this.#keyAt[k]! + length) === 0;
+    let byHash = this.#byHash[level - 1];
+    if (byHash === undefined && this.#keys - from > SCAN_KEYS) {
+      byHash = new Map();
+      for (let k = from; k < this.#keys; k++) {
+        this.#keyNext[k] = byHash.get(this.#keyHash[k]!) ?? -1;
+        byHash.set(this.#keyHash[k]!, k);
+      }
+      this.#byHash[level - 1] = byHash;
+    }
+    if (byHash === undefined) {
+      for (let k = from; k < this.#keys; k++) if (same(k)) return false;
+    } else {
+      for (let k = byHash.get(hash) ?? -1; k >= 0; k = this.#keyNext[k]!) if (same(k)) return false;
     }
     if (this.#keys === this.#keyHash.length) {
       this.#keyHash = grown(this.#keyHash);
       this.#keyAt = grown(this.#keyAt);
       this.#keyLength = grown(this.#keyLength);
+      this.#keyNext = grown(this.#keyNext);
+    }
+    if (byHash !== undefined) {
+      this.#keyNext[this.#keys] = byHash.get(hash) ?? -1;
+      byHash.set(hash, this.#keys);
     }
     this.#keyHash[this.#keys] = hash;
     this.#keyAt[this.#keys] = at;

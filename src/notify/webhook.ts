@@ -1,10 +1,16 @@
 /**
  * The alerting webhook: one JSON POST per event. A failure to deliver is reported to the caller
  * as a message to log, never thrown: alerting must not stop the mirror. The payload never holds
- * the API token, and messages name the webhook without its credentials, query or fragment.
+ * the API token, and messages name the webhook by its origin only: hooks (Slack's, Teams') carry
+ * their secret in the path.
  */
 import { Agent, request } from 'undici';
-import { safeUrl } from '../util/secrets.js';
+
+/** The webhook as messages name it: scheme, host and port, and `/…` for a path left out. */
+export function webhookLabel(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname === '/' ? '/' : '/…'}`;
+}
 
 /** What the webhook receives. */
 export interface WebhookPayload {
@@ -32,10 +38,10 @@ export async function postWebhook(url: string, payload: WebhookPayload, timeoutM
       signal: AbortSignal.timeout(timeoutMs),
     });
     await response.body.dump();
-    return response.statusCode >= 200 && response.statusCode < 300 ? undefined : `webhook ${safeUrl(url)} answered HTTP ${response.statusCode}`;
+    return response.statusCode >= 200 && response.statusCode < 300 ? undefined : `webhook ${webhookLabel(url)} answered HTTP ${response.statusCode}`;
   } catch (error) {
     const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : String(error);
-    return `webhook ${safeUrl(url)} was not reached: ${reason}`;
+    return `webhook ${webhookLabel(url)} was not reached: ${reason}`;
   } finally {
     await agent.close().catch(() => {});
   }

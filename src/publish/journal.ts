@@ -17,12 +17,14 @@ import fs from 'fs-extra';
 import { z } from 'zod';
 import { JournalError } from '../errors.js';
 import { sha256 } from '../snapshot/manifest.js';
-import { MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
+import { isSnapshotPath, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
 import { checkFoldersOf, safeFolder } from '../snapshot/safe-folder.js';
 import { replaceFile } from '../util/atomic-write.js';
 import { isSafeRelative } from '../util/relative-path.js';
 
 const safePath = z.string().refine(isSafeRelative, 'not a relative path inside the folder');
+/** Where a put lands or what is removed: a path the snapshot's naming rule makes, nothing else. */
+const snapshotPath = z.string().refine(isSnapshotPath, 'not a path of a snapshot');
 
 /**
  * A publish to apply. `puts`: staged path (relative to the staging folder) → path in the folder;
@@ -31,8 +33,8 @@ const safePath = z.string().refine(isSafeRelative, 'not a relative path inside t
  */
 const journalSchema = z.strictObject({
   format: z.literal(2),
-  puts: z.array(z.strictObject({ staged: safePath.refine((p) => p.startsWith('tree/') || p.startsWith('final/'), 'not under tree/ or final/'), path: safePath, sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() })),
-  removes: z.array(safePath),
+  puts: z.array(z.strictObject({ staged: safePath.refine((p) => p.startsWith('tree/') || p.startsWith('final/'), 'not under tree/ or final/'), path: snapshotPath, sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() })),
+  removes: z.array(snapshotPath),
 });
 
 export type Journal = z.infer<typeof journalSchema>;

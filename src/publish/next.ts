@@ -7,12 +7,13 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NameCollisionError } from '../errors.js';
+import { NameCollisionError, ValidationError } from '../errors.js';
 import { sha256 } from '../snapshot/manifest.js';
 import { isOutsideSnapshot, WORK_DIR } from '../snapshot/paths.js';
 import type { PublishedSnapshot } from '../snapshot/published.js';
 import { FileTable, type Validators } from '../snapshot/table.js';
 import { BitSet } from '../util/bit-set.js';
+import { holdsSecret, longestSecret } from '../util/secrets.js';
 import { Staging, type StagedStream } from './staging.js';
 
 /** A file streamed into the new snapshot: written piece by piece, then finished with its validators. */
@@ -72,6 +73,7 @@ export class NextSnapshot {
 
   /** Adds a file, staging its bytes unless the folder holds them already. */
   async put(path: string, bytes: Buffer, options: PutOptions = {}): Promise<void> {
+    refuseSecret(path, bytes);
     const restaged = this.#claim(path, options.replace);
     const digest = options.sha256 ?? sha256(bytes);
     const i = this.#set(path, digest, bytes.length, options.validators);
@@ -86,8 +88,20 @@ export class NextSnapshot {
     // A staged copy put earlier is replaced by the rename that finishes this one.
     this.#claim(path, options.replace);
     const staged: StagedStream = await this.staging.stream(path);
+    // The tail of the previous piece: a secret may straddle two.
+    let tail: Buffer = Buffer.alloc(0);
+    const keep = Math.max(0, longestSecret() - 1);
     return {
-      write: (piece) => staged.write(piece),
+      write: (piece) => {
+        if (keep > 0) {
+          const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+          refuseSecret(path, bytes);
+          // Only the seam needs the previous piece's end.
+          refuseSecret(path, Buffer.concat([tail, bytes.subarray(0, keep)]));
+          tail = bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([tail, bytes]).subarray(-keep);
+        }
+        return staged.write(piece);
+      },
       finish: async (validators) => {
         const { sha256: digest, size } = await staged.finish();
         const hex = digest.toString('hex');
@@ -172,4 +186,12 @@ export class NextSnapshot {
     if (existing === undefined || existing.length !== size) return false;
     return bytes ? existing.equals(bytes) : sha256(existing) === digest;
   }
+}
+
+/**
+ * A service that echoes the API token into its data would have it published, in git and in
+ * archives: the sync refuses the snapshot instead, naming the file (the token never appears).
+ */
+function refuseSecret(path: string, bytes: Buffer): void {
+  if (holdsSecret(bytes)) throw new ValidationError(`${path}: the service sent the API token inside its data; nothing was published (ask the service's owners why it echoes the token)`);
 }

@@ -80,7 +80,10 @@ export async function checkForeignFiles(out: string): Promise<void> {
   const foreign = (await readdir(out)).filter((name) => !NEUTRAL.has(name)).sort();
   if (foreign.length === 0) return;
   const shown = foreign.slice(0, 3).map((name) => JSON.stringify(name)).join(', ');
-  throw new NotEmptyError(`the output folder ${out} is not empty (${shown}${foreign.length > 3 ? `, and ${foreign.length - 3} more` : ''}) and holds no snapshot; sync into a new or empty folder, or allow publishing among those files (the snapshot's .gitignore and .gitattributes then replace any there, and verify names the other files as extra)`);
+  // Say it by name: publishing would replace the user's own files of these names.
+  const own = foreign.filter((name) => name === '.gitignore' || name === '.gitattributes');
+  const replaced = own.length ? `its own ${own.join(' and ')} would then be replaced by the snapshot's` : "the snapshot's .gitignore and .gitattributes then replace any there";
+  throw new NotEmptyError(`the output folder ${out} is not empty (${shown}${foreign.length > 3 ? `, and ${foreign.length - 3} more` : ''}) and holds no snapshot; sync into a new or empty folder, or allow publishing among those files (${replaced}, and verify names the other files as extra)`);
 }
 
 /**

@@ -36,22 +36,23 @@ const resourcePolicy = z.strictObject({ drop: pathList, mask: pathList, maskUrlC
 export type ResourcePolicy = z.infer<typeof resourcePolicy>;
 export type RedactPolicy = Partial<Record<ResourceName, ResourcePolicy>>;
 
-/** The config section: strict, with every path's first segment checked against the spec's fields. */
+/**
+ * The config section: strict; a path may name any field, the spec's or one only the data carries
+ * (the real service's list items hold the IP as `ipaddress`), but not one the mirror relies on.
+ */
 export const redactSchema = z
   .strictObject(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, resourcePolicy.optional()])) as Record<ResourceName, z.ZodOptional<typeof resourcePolicy>>)
   .superRefine((policy, ctx) => {
     for (const resource of RESOURCE_NAMES) {
       const rules = policy[resource];
       if (!rules) continue;
-      const fields = specFields(resource);
       const guarded = protectedFields(resource);
       const seen = new Map<string, string>();
       for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) {
         rules[op].forEach((path, i) => {
           const first = path.split(/[.[]/)[0]!;
           const at = [resource, op, i];
-          if (!fields.includes(first)) ctx.addIssue({ code: 'custom', path: at, message: `"${first}" is not a field of ${resource} (fields: ${fields.join(', ')})` });
-          else if (guarded.has(first) && op !== 'maskUrlCredentials') ctx.addIssue({ code: 'custom', path: at, message: `"${first}" cannot be redacted: ${guarded.get(first)}` });
+          if (guarded.has(first) && op !== 'maskUrlCredentials') ctx.addIssue({ code: 'custom', path: at, message: `"${first}" cannot be redacted: ${guarded.get(first)}` });
           const other = seen.get(path);
           if (other) ctx.addIssue({ code: 'custom', path: at, message: `"${path}" is already in ${resource}.${other}; name each path once` });
           seen.set(path, op);
@@ -59,6 +60,26 @@ export const redactSchema = z
       }
     }
   });
+
+/**
+ * A warning for each path whose field the spec does not list: it is redacted wherever the service
+ * sends it, and a misspelt one redacts nothing, so the run says so.
+ */
+export function undocumentedFields(policy: RedactPolicy | undefined): string[] {
+  const warnings: string[] = [];
+  for (const resource of RESOURCE_NAMES) {
+    const rules = policy?.[resource];
+    if (!rules) continue;
+    const fields = specFields(resource);
+    for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) {
+      rules[op].forEach((path, i) => {
+        const first = path.split(/[.[]/)[0]!;
+        if (!fields.includes(first)) warnings.push(`redact.${resource}.${op}[${i}]: "${first}" is not a field the spec lists for ${resource} (${fields.join(', ')}); it is redacted wherever the service sends it: check its spelling if nothing is redacted`);
+      });
+    }
+  }
+  return warnings;
+}
 
 /** Whether the policy changes anything at all. */
 export function isRedacting(policy: RedactPolicy | undefined): policy is RedactPolicy {

@@ -18,6 +18,7 @@ import { STALE, type Stale } from './files.js';
 import { JSON_TYPE, route } from './route.js';
 import type { Snapshot } from './snapshot.js';
 import type { SnapshotWatch } from './watch.js';
+import { shorten } from '../util/secrets.js';
 
 /** Smaller bodies are sent as they are: compressing them saves nothing worth the work. */
 const MIN_COMPRESS_BYTES = 256;
@@ -234,7 +235,7 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
     // Read now: once the socket is gone it has no address.
     const client = log ? (req.socket.remoteAddress ?? '-') : '';
     const line = (outcome: string): void => {
-      const target = (req.url ?? '').length > 200 ? `${(req.url ?? '').slice(0, 200)}…` : req.url;
+      const target = shorten(req.url ?? '', 200);
       log!(`${new Date(performance.timeOrigin + started).toISOString()} ${client} ${req.method} ${target} ${outcome}`);
     };
     const done = (bytes: number): void => {

@@ -10,10 +10,11 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import fs from 'fs-extra';
+import { z } from 'zod';
 import { NotSnapshotError, UsageError } from '../errors.js';
-import { parseManifest } from '../snapshot/manifest.js';
-import { decodeSegment, encodeSegment, FILTER_DIR, FILTER_INDEX_FILE, listFile, MANIFEST_FILE, namedFilterFile, namedRecordFile, parseRecordFile } from '../snapshot/paths.js';
-import { filterPath, RESOURCE_NAMES, RESOURCES, singlePath, type ResourceName } from '../spec/resources.js';
+import { readManifest } from '../snapshot/manifest-read.js';
+import { decodeSegment, encodeSegment, FILTER_DIR, FILTER_INDEX_FILE, filterFile, isSnapshotPath, listFile, MANIFEST_FILE, namedFilterFile, namedRecordFile, parseRecordFile, recordFile } from '../snapshot/paths.js';
+import { filterPath, RESOURCE_NAMES, RESOURCES, singlePath } from '../spec/resources.js';
 
 /** A request (raw path and query) whose file name cannot be derived from it by nginx. */
 interface NginxSpecial {
@@ -148,14 +149,28 @@ server {
 `;
 }
 
-interface FilterIndex {
-  filters: { resource: ResourceName; param: string; value: string; file: string }[];
+/** An entry of `_meta/filters.json` as the snapshot writes it; anything else is refused. */
+const filterEntrySchema = z.object({ resource: z.enum(RESOURCE_NAMES), param: z.string(), value: z.string(), file: z.string() });
+const filterIndexSchema = z.object({ filters: z.array(z.unknown()) });
+
+/**
+ * What may stand between the quotes of the configuration: the characters of an encoded URI and of
+ * the snapshot's file names. No quote, backslash, `$`, `;`, brace, space or control character, so
+ * nothing read from a folder can end a string, expand a variable or add a directive.
+ */
+const CONF_SAFE = /^[A-Za-z0-9._~%/?=&!'()*-]+$/;
+
+/** `special` when both its parts are plain (they are made by the snapshot's own rules); a NotSnapshotError naming `where` otherwise. */
+function checked(special: NginxSpecial, where: string): NginxSpecial {
+  if (!CONF_SAFE.test(special.target) || !CONF_SAFE.test(special.file) || !isSnapshotPath(special.file)) {
+    throw new NotSnapshotError(`${where}: ${JSON.stringify(special.file)} is not a file name this snapshot could have made; the folder was altered (run sync into it again, then verify)`);
+  }
+  return special;
 }
 
 /** The ids and filter values of a folder whose file names nginx cannot derive from the request. */
 export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
-  const manifestBytes = await fs.readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
-  const manifest = manifestBytes ? parseManifest(manifestBytes)?.table : undefined;
+  const manifest = (await readManifest(dir))?.table;
   if (!manifest) throw new NotSnapshotError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
   const specials: NginxSpecial[] = [];
   for (const path of manifest.paths()) {
@@ -164,18 +179,33 @@ export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
     const { resource, name } = record;
     let id = decodeSegment(name);
     if (id === undefined || encodeSegment(id) !== name) {
-      // A hashed over-long name: the record itself says which id it is.
+      // A hashed over-long name: the record itself says which id it is, and must be filed under it.
       const body = JSON.parse(await fs.readFile(join(dir, path), 'utf8')) as Record<string, { id?: unknown } | undefined>;
       const recordId = body[RESOURCES[resource].singular]?.id;
-      if (typeof recordId !== 'string') continue;
+      if (typeof recordId !== 'string' || recordFile(resource, recordId) !== path) continue;
       id = recordId;
     }
-    if (encodeURIComponent(id) !== name) specials.push({ target: singlePath(resource, id), file: path });
+    if (encodeURIComponent(id) !== name) specials.push(checked({ target: singlePath(resource, id), file: path }, `${MANIFEST_FILE}`));
   }
-  const index = JSON.parse(await fs.readFile(join(dir, FILTER_INDEX_FILE), 'utf8').catch(() => '{"filters":[]}')) as FilterIndex;
-  for (const view of index.filters) {
-    const target = filterPath(view.resource, view.param, view.value);
-    if (namedFilterFile(view.resource, encodeURIComponent(view.param), encodeURIComponent(view.value)) !== view.file) specials.push({ target, file: view.file });
+  const where = join(dir, FILTER_INDEX_FILE);
+  const text = await fs.readFile(where, 'utf8').catch(() => '{"filters":[]}');
+  let entries: unknown[];
+  try {
+    entries = filterIndexSchema.parse(JSON.parse(text)).filters;
+  } catch {
+    throw new NotSnapshotError(`${where} is not a filter index of inventory-mirror; run sync into the folder again`);
+  }
+  for (const [n, entry] of entries.entries()) {
+    const view = filterEntrySchema.safeParse(entry);
+    const at = `${where} filters.${n}`;
+    if (!view.success) throw new NotSnapshotError(`${at}: not {resource, param, value, file}; run sync into the folder again`);
+    const { resource, param, value, file } = view.data;
+    // The file must be the one the snapshot's naming rule gives the view, and a file of the snapshot.
+    if (!RESOURCES[resource].filters.some((f) => f.param === param) || file !== filterFile(resource, param, value) || !manifest.has(file)) {
+      throw new NotSnapshotError(`${at}: ${JSON.stringify(file)} is not the file of ${resource} ${JSON.stringify(param)}=${JSON.stringify(value)} in this snapshot; the folder was altered (run sync into it again, then verify)`);
+    }
+    const target = filterPath(resource, param, value);
+    if (namedFilterFile(resource, encodeURIComponent(param), encodeURIComponent(value)) !== file) specials.push(checked({ target, file }, at));
   }
   return specials.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
 }

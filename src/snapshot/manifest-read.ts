@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { closingQuote, stringBetween } from '../json/scan.js';
 import { Carry } from '../util/carry.js';
 import { parseManifest, type ManifestRead } from './manifest.js';
-import { MANIFEST_FILE } from './paths.js';
+import { isSnapshotPath, MANIFEST_FILE } from './paths.js';
 import { FileTable } from './table.js';
 
 const HEAD = Buffer.from('{\n  "format": 1,\n  "generator": "inventory-mirror",\n  "files": {');
@@ -115,6 +115,8 @@ class CanonicalReader<T> {
           throw MORE;
         }
         const path = stringBetween(buf, pathAt, pathEnd);
+        // Not a snapshot's path: the general reader refuses it by name.
+        if (!isSnapshotPath(path)) throw new NotCanonical();
         at = pathEnd;
         expect(at, SHA_OPEN);
         at += SHA_OPEN.length;

@@ -8,6 +8,7 @@ import { createHash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { isPlainObject } from '../util/json-value.js';
+import { isSnapshotPath } from './paths.js';
 import { FileTable } from './table.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -79,6 +80,7 @@ class ManifestReader {
       } catch {
         throw new ScanError(`the entry of ${JSON.stringify(element.key)} is not JSON`);
       }
+      if (!isSnapshotPath(element.key!)) throw new ScanError(`${JSON.stringify(element.key)} is not a path of a snapshot (only A-Z a-z 0-9 . _ ~ - and %XX, no . or .. segment)`);
       if (!isManifestEntry(entry)) throw new ScanError(`the entry of ${JSON.stringify(element.key)} is not {sha256, size}`);
       if (this.table.has(element.key!)) throw new ScanError(`${JSON.stringify(element.key)} is listed twice`);
       this.table.set(element.key!, entry.sha256, entry.size);
@@ -97,12 +99,23 @@ class ManifestReader {
 
 /** Parses manifest bytes; undefined when they are not a manifest of ours. */
 export function parseManifest(bytes: Buffer): ManifestRead | undefined {
+  const read = readWhole(bytes);
+  return typeof read === 'string' ? undefined : read;
+}
+
+/** Why `bytes` are not a manifest of ours (the first fault found), or undefined when they are one. */
+export function manifestFault(bytes: Buffer): string | undefined {
+  const read = readWhole(bytes);
+  return typeof read === 'string' ? read : undefined;
+}
+
+function readWhole(bytes: Buffer): ManifestRead | string {
   const reader = new ManifestReader(bytes.length);
   try {
     reader.push(bytes);
     return reader.end();
   } catch (error) {
-    if (error instanceof ScanError) return undefined;
+    if (error instanceof ScanError) return error.message;
     throw error;
   }
 }

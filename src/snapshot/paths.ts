@@ -42,6 +42,23 @@ export function decodeSegment(name: string): string | undefined {
 
 const HASHED = /~[0-9a-f]{32}$/;
 
+/** One segment of a path the snapshot writes: safe characters and `%XX` escapes only. */
+const SEGMENT = /^(?:[A-Za-z0-9._~-]|%[0-9A-F]{2})+$/;
+
+/**
+ * Whether `path` has the form of a file of a published snapshot: `/`-separated segments made only
+ * of `A-Z a-z 0-9 . _ ~ -` and `%XX` escapes, none `.` or `..`. Every name the snapshot makes has
+ * it; a path read from disk (a manifest, a `_meta` file, a journal) without it is damage or an
+ * attack: it is never joined to a folder nor written into a configuration.
+ */
+export function isSnapshotPath(path: string): boolean {
+  if (path.length === 0 || path.length > 4096) return false;
+  for (const segment of path.split('/')) {
+    if (segment === '.' || segment === '..' || Buffer.byteLength(segment) > 255 || !SEGMENT.test(segment)) return false;
+  }
+  return true;
+}
+
 const RECORD_FILE = /^([a-z_]+)\/([^/]+)\.json$/;
 
 /** The resource and file name of a single-record file (`servers/12.json`), else undefined. */

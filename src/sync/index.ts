@@ -16,6 +16,7 @@ import { recover } from '../publish/journal.js';
 import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
 import { pendingOf, publish, stageManifest } from '../publish/publish.js';
+import { undocumentedFields } from '../redact/policy.js';
 import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
@@ -114,6 +115,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
   const held = options.held ?? (await holdOutput(options.out, 'sync'));
   const out = held.out;
   if (!options.held && held.lock.warning) log.warn(held.lock.warning);
+  for (const warning of undocumentedFields(config.redact)) log.warn(warning);
   let published = false;
   let next: NextSnapshot | undefined;
   const client = new Client({

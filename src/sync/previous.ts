@@ -5,11 +5,14 @@
  * published with), its data-quality report (whose findings carry over to what is kept unread) and
  * its change history (which the new snapshot's continues).
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OutputError } from '../errors.js';
 import { readManifest } from '../snapshot/manifest-read.js';
-import { CHANGES_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
+import { CHANGES_FILE, MANIFEST_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
 import { PublishedSnapshot } from '../snapshot/published.js';
 import { checkFoldersOf } from '../snapshot/safe-folder.js';
-import { sha256 } from '../snapshot/manifest.js';
+import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
@@ -30,7 +33,10 @@ export interface Previous {
 /** Reads the snapshot published in `dir` (undefined when there is none); `bootId`: this boot's (see state/boot.ts). */
 export async function readPrevious(dir: string, redact: RedactPolicy | undefined, bootId: string | undefined): Promise<Previous | undefined> {
   const manifest = await readManifest(dir);
-  if (!manifest) return undefined;
+  if (!manifest) {
+    await refuseDamagedManifest(dir);
+    return undefined;
+  }
   const { table } = manifest;
   // Never read a snapshot through a link out of the folder.
   await checkFoldersOf(dir, table.paths());
@@ -42,4 +48,17 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const samePolicy = (i === undefined ? undefined : table.sha256(i)) === policy;
   const head = (samePolicy && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   return { snapshot, cached: head !== undefined, head, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
+}
+
+/**
+ * A manifest that is there but not ours (damaged, or listing a path outside the folder) says
+ * nothing trustworthy about which files are the snapshot's: the sync stops rather than guess
+ * what to replace or delete.
+ */
+async function refuseDamagedManifest(dir: string): Promise<void> {
+  const path = join(dir, MANIFEST_FILE);
+  const bytes = await readFile(path).catch(() => undefined);
+  if (bytes === undefined) return;
+  const fault = manifestFault(bytes) ?? 'not a manifest of inventory-mirror';
+  throw new OutputError(`${path} is damaged (${fault}); nothing was changed. Restore the folder from a copy, or sync into a new folder`);
 }

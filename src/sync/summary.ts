@@ -1,6 +1,7 @@
 /** The human summary of a sync, printed to stdout: at most a screenful whatever the inventory. Pure. */
 import { formatSyncChanges } from '../diff/format.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
+import { printable } from '../util/printable.js';
 import { acceptHint, describeGroup, type SyncResult } from './result.js';
 
 /** Groups of findings listed; the rest are counted, and all of them are in _meta/quality.json. */
@@ -50,7 +51,8 @@ export function formatSummary(result: SyncResult, source: string): string {
   lines.push(`  ${files} ${result.files.written}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.files.removed}${result.status === 'dry-run' ? '' : ' removed'}, ${result.files.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);
   lines.push(...formatFindings(result));
-  return `${lines.join('\n')}\n`;
+  // Ids, field names and paths come from the service: each line stays one line.
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 /** The findings part of the summary: counts, the largest groups, the shape facts, how to accept. */

@@ -9,6 +9,13 @@ import { constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import fs from 'fs-extra';
 
+/** `error` (a filesystem error of a call on a descriptor) given the `path` it concerns, when it has none. */
+export function withPath(error: unknown, path: string): unknown {
+  const fsError = error as NodeJS.ErrnoException | undefined;
+  if (fsError && typeof fsError.errno === 'number' && typeof fsError.code === 'string' && typeof fsError.path !== 'string') fsError.path = path;
+  return error;
+}
+
 /** What a file is written from: bytes, text, or pieces of either in order. */
 export type Content = string | Buffer | Iterable<string | Buffer>;
 
@@ -34,6 +41,9 @@ export async function writeNew(path: string, content: Content, mode = 0o666): Pr
       hash.update(bytes);
       await fs.write(fd, bytes);
     }
+  } catch (error) {
+    // write(2) on a descriptor fails without a path (a full disk: ENOSPC); the message must name the file.
+    throw withPath(error, path);
   } finally {
     await fs.close(fd);
   }

@@ -8,6 +8,7 @@
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { compareIds } from '../spec/ids.js';
 import { compareCodeUnits } from '../util/order.js';
+import { shorten } from '../util/secrets.js';
 import { hash53, StringList } from '../util/string-set.js';
 
 export const FINDING_CODES = [
@@ -166,5 +167,5 @@ export function preview(value: unknown, max = 60): string {
   } catch {
     text = Array.isArray(value) ? '[…]' : typeof value === 'object' ? '{…}' : String(value);
   }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return shorten(text, max);
 }

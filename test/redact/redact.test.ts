@@ -10,6 +10,7 @@ import { packSnapshot } from '../../src/archive/pack.js';
 import { parseConfig } from '../../src/config/load.js';
 import { REDACTION_FILE } from '../../src/snapshot/paths.js';
 import { maskUrlCredentials, redactRecord, isRedacted } from '../../src/redact/redact.js';
+import { undocumentedFields } from '../../src/redact/policy.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -70,7 +71,11 @@ describe('the redact config', () => {
     return 'no error';
   };
   it('names the path and the fix', () => {
-    expect(problem({ appservers: { drop: ['dbconn_usr'] } })).toMatch(/^cfg\.json: redact\.appservers\.drop\[0\]: "dbconn_usr" is not a field of appservers \(fields: id, name, vip/);
+    // A field the spec does not list may be one the service sends (issue 29): accepted, and named in a warning.
+    expect(problem({ appservers: { drop: ['dbconn_usr'] }, servers: { drop: ['ipaddress'] } })).toBe('no error');
+    expect(undocumentedFields({ appservers: { drop: ['dbconn_usr'], mask: [], maskUrlCredentials: [] } })).toEqual([
+      expect.stringMatching(/^redact\.appservers\.drop\[0\]: "dbconn_usr" is not a field the spec lists for appservers \(id, name, vip.*\); it is redacted wherever the service sends it/),
+    ]);
     expect(problem({ servers: { drop: ['name'] } })).toBe('cfg.json: redact.servers.drop[0]: "name" cannot be redacted: serve answers the filter search from it');
     expect(problem({ servers: { mask: ['id'] } })).toMatch(/"id" cannot be redacted: it names the record's file/);
     expect(problem({ servers: { hide: ['ip'] } })).toMatch(/unknown key redact\.servers\.hide/);
@@ -152,3 +157,22 @@ describe('a redacted sync', () => {
   });
 });
 
+
+describe('fields only the data carries (issue 29, break 6)', () => {
+  it('the realistic service\'s list items hold the IP as ipaddress: naming it redacts every IP, the page included', async () => {
+    const { withUpstream } = await import('../helpers/upstream.js');
+    const realistic = await withUpstream({ scale: 20, profile: 'realistic' });
+    const list = (await upstreamGet(realistic, '/servers.json')).body as { servers: { ipaddress?: string }[] };
+    const ips = list.servers.map((s) => s.ipaddress).filter((ip): ip is string => typeof ip === 'string' && ip.length > 6);
+    expect(ips.length).toBeGreaterThan(0);
+    const redact = parseConfig({ redact: { servers: { drop: ['ip', 'ipaddress'] } } }, 'test').redact;
+    const out = tempDir();
+    await syncInto(realistic, out, { redact, browser: true });
+    // Every file that holds servers: lists, records, views, and the page's tables and buckets of them.
+    const { listFiles } = await import('../../src/verify/verify.js');
+    const files = (await listFiles(out)).filter((path) => /^servers[./]|^_browser\/(tables|records)\/servers\//.test(path));
+    expect(files.length).toBeGreaterThan(20);
+    const bytes = files.map((path) => readFileSync(join(out, path), 'utf8')).join('\n');
+    for (const ip of ips) expect(bytes).not.toContain(ip);
+  });
+});

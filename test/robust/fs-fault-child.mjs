@@ -1,6 +1,6 @@
 // The CLI as dist/cli.js runs it, but writing a file whose name matches FAIL_WRITE_OF (a regular
 // expression) fails as on a full disk (ENOSPC), after the file was created, so a test can see what
-// a run does then. Only tests use it.
+// a run does then (FAIL_AS_KERNEL: the write error carries no path, as the kernel's does). Only tests use it.
 import fs from 'fs-extra';
 import { main, processIo } from '../../dist/cli.js';
 
@@ -23,7 +23,8 @@ fs.open = async function (path, ...rest) {
 };
 const write = fs.write;
 fs.write = async function (fd, ...rest) {
-  if (doomed.has(fd)) throw full(doomed.get(fd));
+  // FAIL_AS_KERNEL: as write(2) on a descriptor really fails, without a path.
+  if (doomed.has(fd)) throw process.env.FAIL_AS_KERNEL ? Object.assign(full(''), { path: undefined }) : full(doomed.get(fd));
   return write.call(this, fd, ...rest);
 };
 process.exitCode = await main(process.argv.slice(2), processIo());

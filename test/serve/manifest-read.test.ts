@@ -5,7 +5,9 @@ import { fileTableSink, readManifestChunks, readManifestInto } from '../../src/s
 import { encodeManifest, parseManifest, type ManifestRead } from '../../src/snapshot/manifest.js';
 import { FileTable } from '../../src/snapshot/table.js';
 
-const PATHS = ['servers/_filter/by_system/1.json', '_browser/records/servers/0.js', 'servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json'];
+const PATHS = ['servers/_filter/by_system/1.json', '_browser/records/servers/0.js', 'servers.json', 'servers/1.json', 'servers/%2E%2E.json', 'servers/it%27s.json', 'a%22b/%5Cc.json', '%E6%97%A5%E6%9C%AC/x.json', 'x'.repeat(250), 'sp%20ace.json', '.gitignore'];
+/** Paths no snapshot has: both readers refuse a manifest that lists one (issue 29). */
+const HOSTILE = ['../victim.txt', 'servers/../../x.json', '/etc/passwd', 'a"b/\\c.json', '日本/x.json', 'x'.repeat(300), 'sp ace.json', 'tab\there.json', 'servers//1.json', './x.json', 'x.json"; root /etc; #', ''];
 
 function table(paths: readonly string[]): FileTable {
   const out = new FileTable();
@@ -59,6 +61,14 @@ describe('readManifestChunks', () => {
       expect(summary(read), bytes.toString().slice(0, 60)).toEqual(summary(parseManifest(bytes)));
     }
     expect(summary(await readManifestChunks(pieces(compact, 50), async () => compact))).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: hash('sha256', compact, 'hex') });
+  });
+
+  it('refuses a manifest that lists a path no snapshot has, by both readers', async () => {
+    for (const path of HOSTILE) {
+      const bytes = encodeManifest(table(['servers.json', path]));
+      expect(parseManifest(bytes), JSON.stringify(path)).toBeUndefined();
+      expect(await readManifestChunks(pieces(bytes, 64), async () => bytes), JSON.stringify(path)).toBeUndefined();
+    }
   });
 
   it('fills a file table in pieces cut anywhere: every path found with its digest and size, others not', async () => {

@@ -96,3 +96,32 @@ describe('a value re-encoded from its bytes', () => {
     expect(reindenter.run(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 0)).toBeUndefined();
   });
 });
+
+describe('objects with many keys (issue 29: a hostile service\'s DoS)', () => {
+  it('agrees with parsing on big objects, nested ones and repeated keys among many', () => {
+    const keys = (n: number, prefix: string): string[] => Array.from({ length: n }, (_, i) => `"${prefix}${i}":${i}`);
+    const distinct = [
+      `{${keys(40, 'k').join(',')}}`,
+      `{${[...keys(20, 'a'), `"inner":{${keys(50, 'a').join(',')}}`, ...keys(20, 'b')].join(',')}}`,
+      `[{${keys(30, 'x').join(',')}},{${keys(30, 'x').join(',')}}]`,
+    ];
+    const repeated = [
+      `{${[...keys(40, 'k'), '"k3":1'].join(',')}}`,
+      `{${[...keys(20, 'a'), `"inner":{${keys(50, 'a').join(',')}}`, ...keys(20, 'b'), '"a5":0'].join(',')}}`,
+      `{${[...keys(20, 'a'), `"inner":{${[...keys(50, 'a'), '"a49":1'].join(',')}}`].join(',')}}`,
+    ];
+    const reindenter = new Reindenter();
+    for (const source of distinct) expect(reindenter.run(Buffer.from(source), 1)?.toString(), source.slice(0, 60)).toBe(reference(source, 1));
+    // Declined when a key repeats (the caller parses and reports it), not re-encoded with the last one.
+    for (const source of repeated) expect(reindenter.run(Buffer.from(source), 1), source.slice(0, 60)).toBeUndefined();
+  });
+
+  it('re-encodes one record of 400 000 keys, and finds its one repeated key', { timeout: 120_000 }, () => {
+    const members = Array.from({ length: 400_000 }, (_, i) => `"field_${i}":${i}`);
+    const source = Buffer.from(`{${members.join(',')}}`);
+    const reindenter = new Reindenter();
+    const out = reindenter.run(source, 1);
+    expect(out?.toString()).toBe(reference(source.toString(), 1));
+    expect(reindenter.run(Buffer.from(`{${members.join(',')},"field_7":0}`), 1)).toBeUndefined();
+  });
+});

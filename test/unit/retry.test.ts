@@ -23,7 +23,16 @@ describe('retry policy', () => {
     expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:03 GMT', now)).toBe(3_000);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(retryDelay(0, policy, 2_000)).toBe(2_000);
-    expect(retryDelay(0, policy, 600_000)).toBe(5_000);
+    expect(retryDelay(0, policy, 2_000, () => 0)).toBe(2_000);
+    expect(retryDelay(0, policy, 600_000, () => 0)).toBe(5_000);
+  });
+
+  it('adds a jitter to Retry-After, never waiting less than asked (issue 29: a 503/200 beat phase-locked the retries)', () => {
+    expect(retryDelay(0, policy, 2_000, () => 1)).toBe(2_500);
+    expect(retryDelay(0, policy, 0, () => 1)).toBe(100);
+    expect(retryDelay(0, policy, 600_000, () => 1)).toBe(6_250);
+    const delays = new Set(Array.from({ length: 50 }, (_, i) => retryDelay(0, policy, 1_000, () => i / 50)));
+    expect(delays.size).toBeGreaterThan(40);
+    for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(1_000);
   });
 });
