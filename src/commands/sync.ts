@@ -11,7 +11,7 @@ import { onStopSignal } from '../cli/signals.js';
 import { AbortedError, ConfigError } from '../errors.js';
 import type { Output } from '../cli/output.js';
 import { acceptHint, describeGroup, type SyncResult } from '../sync/result.js';
-import { formatSummary } from '../sync/summary.js';
+import { formatSummary, throttleLine } from '../sync/summary.js';
 import { registerSecret } from '../util/secrets.js';
 import { preflight, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
 
@@ -85,6 +85,9 @@ export const syncCommand: CommandDefinition = {
       }
       const summarized = !parsed.values.quiet && parsed.values['log-format'] !== 'json';
       warnFindings(result, output, summarized);
+      // The summary says it; a quiet run (cron) must hear it too, or a throttled service goes unnoticed.
+      const throttled = throttleLine(result);
+      if (throttled && !summarized) output.warn(throttled);
       if (summarized) io.stdout.write(formatSummary(result, job.source));
       else if (!parsed.values.quiet) output.event('info', 'sync finished', { result });
       if (demo && !parsed.values.quiet) {

@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
+import { RatePacer, type PaceReport } from './pacer.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
 interface ClientOptions {
@@ -48,6 +49,8 @@ interface ClientOptions {
   onResponse?: () => void;
   /** Called before each retry with the reason, for the log. */
   onRetry?: (path: string, reason: string, delayMs: number) => void;
+  /** Told when the service's 429s set a slower pace of requests. */
+  onPace?: (rate: number, reason: string) => void;
   /** Told when the cap on requests in flight goes down. */
   onConcurrency?: (limit: number, reason: string) => void;
   /** Aborts every request (a shutdown); requests then fail with E_ABORTED. */
@@ -157,6 +160,8 @@ export class Client {
   /** Whether any request got a usable JSON answer: before that, an HTML page means a wrong base URL. */
   #sawJson = false;
   readonly #cap: ConcurrencyLimit;
+  /** The pace a service that answers 429 asks for (a 429 delays only its own request, by its Retry-After). */
+  readonly #pacer = new RatePacer();
   /** No request starts before this time (a Retry-After applies to the whole service). */
   #pausedUntil = 0;
   /** When the next request may start under the rate cap. */
@@ -198,6 +203,11 @@ export class Client {
     return `${this.#origin}${this.#prefix}`;
   }
 
+  /** What the service's 429s did to the pace of requests. */
+  get pace(): PaceReport {
+    return this.#pacer.report();
+  }
+
   /** The range the cap on requests in flight took so far. */
   get concurrency(): { lowest: number; highest: number } {
     return this.#cap.range;
@@ -234,8 +244,10 @@ export class Client {
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
       const received = await this.#limit(async () => {
-        await this.#waitTurn(path);
-        return this.#once(path, read, validators);
+        const started = await this.#waitTurn(path);
+        const answer = await this.#once(path, read, validators);
+        this.#paced(started, answer);
+        return answer;
       });
       const outcome = check ? await this.#checked(path, received, check) : (received as Attempt<T>);
       if (outcome.kind === 'done') {
@@ -251,7 +263,7 @@ export class Client {
       if (outcome.status === 429 || outcome.status === 503) this.stats.overloadAnswers.set(outcome.status, (this.stats.overloadAnswers.get(outcome.status) ?? 0) + 1);
       if (outcome.overload) this.#apply(this.#cap.overloaded(Date.now(), outcome.reason));
       const delay = retryDelay(attempt, retry, outcome.retryAfterMs);
-      if (outcome.retryAfterMs !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
+      if (outcome.retryAfterMs !== undefined && outcome.status !== 429) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
       this.stats.retries++;
       const reason = outcome.reason.replace(/\(content type [^)]*\)/, '').trim();
       this.stats.retryReasons.set(reason, (this.stats.retryReasons.get(reason) ?? 0) + 1);
@@ -294,11 +306,11 @@ export class Client {
    * never more than the cap within RATE_SLACK seconds (the start `rate` requests back is that
    * old), however late a timer fires. Waiters that woke together check again; one goes.
    */
-  async #waitTurn(path: string): Promise<void> {
+  async #waitTurn(path: string): Promise<number> {
     const rate = this.#options.maxRequestsPerSecond ?? 0;
     for (;;) {
       const now = Date.now();
-      let ready = this.#pausedUntil;
+      let ready = Math.max(this.#pausedUntil, this.#pacer.readyAt());
       if (rate > 0) ready = Math.max(ready, this.#nextSlot, (this.#starts[this.#startIndex] ?? Number.NEGATIVE_INFINITY) + 1000 * RATE_SLACK);
       if (ready <= now) break;
       try {
@@ -313,6 +325,17 @@ export class Client {
       this.#startIndex = (this.#startIndex + 1) % Math.max(1, Math.floor(rate));
       this.#nextSlot = now + (1000 * RATE_SLACK) / rate;
     }
+    const started = Date.now();
+    this.#pacer.started(started);
+    return started;
+  }
+
+  /** Tells the pacer of an HTTP answer (network faults say nothing about the rate). */
+  #paced(started: number, answer: Attempt<unknown>): void {
+    const status = answer.kind === 'done' ? answer.result.status : answer.status;
+    if (status === undefined) return;
+    const change = this.#pacer.answered(started, status === 429, Date.now());
+    if (change) this.#options.onPace?.(change.rate, change.reason);
   }
 
   /** Puts a new cap in force; a lower one is worth a line in the log. */
@@ -382,7 +405,7 @@ export class Client {
     }
     if (isRetryableStatus(statusCode)) {
       await discard();
-      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 429 || statusCode === 503 };
+      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 503 };
     }
     if (statusCode !== 200) {
       await discard();

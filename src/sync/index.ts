@@ -129,6 +129,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     retry: { retries: settings.retries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
     onResponse: () => progress.tick(),
     onRetry: (path, reason, delay) => log.detail(scrub(`retrying GET ${path} in ${delay} ms: ${reason}`)),
+    onPace: (rate, reason) => log.detail(`the service throttles us (${reason}): ${rate} requests a second for now`),
     onConcurrency: (limit, reason) => log.detail(`the service is overloaded (${reason}): ${limit} request${limit === 1 ? '' : 's'} in flight at most for now`),
     signal: options.signal,
   });
@@ -211,6 +212,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
         retryReasons: Object.fromEntries(client.stats.retryReasons),
         concurrency: { configured: settings.concurrency, adaptive: settings.adaptive, ...client.concurrency },
         overloadAnswers: Object.fromEntries(client.stats.overloadAnswers),
+        throttle: client.pace,
         findings: assembled.findings,
         files: fileCounts(pending, next!.entries.size),
         changes: assembled.changes,

@@ -55,6 +55,20 @@ export interface FindingsSummary {
   shape: ShapeFacts;
 }
 
+/** The 429 answers of a sync and the pace they made it keep. */
+export interface ThrottleSummary {
+  /** Answers that were 429, and all answers. */
+  refused: number;
+  answers: number;
+  /** Times the pace was cut; 0: the 429s came scattered, not as a rate limit. */
+  cuts: number;
+  /** The slowest and the last pace, requests a second; undefined when never paced. */
+  lowestRate: number | undefined;
+  rate: number | undefined;
+  /** Milliseconds from the first request to the first 429. */
+  firstRefusedAfterMs: number | undefined;
+}
+
 export interface SyncResult {
   status: 'published' | 'unchanged' | 'dry-run';
   startedAt: string;
@@ -75,6 +89,8 @@ export interface SyncResult {
   concurrency: { configured: number; adaptive: boolean; lowest: number; highest: number };
   /** Answers that said the service is overloaded, by status ("429", "503"). */
   overloadAnswers: Record<string, number>;
+  /** What the service's 429 answers did: how many, and the pace of requests they set (undefined: none set). */
+  throttle: ThrottleSummary;
   findings: FindingsSummary;
   /** Files written (staged and placed), removed and left as they were; for a dry run, that would be. */
   files: FileCounts;

@@ -19,6 +19,19 @@ function concurrencyLine({ concurrency, overloadAnswers }: SyncResult): string {
   return `in flight ${range} (${adaptive ? `adaptive, at most ${configured}` : 'fixed'}); ${overloads.length ? `overloaded answers: ${overloads.join(', ')}` : 'no 429 or 503 answers'}`;
 }
 
+/**
+ * When the service answered 429, and what it cost: scattered refusals (each request waited its own
+ * Retry-After) or a rate limit (the pace it set). Undefined when it never did.
+ */
+export function throttleLine({ throttle }: Pick<SyncResult, 'throttle'>): string | undefined {
+  const { refused, answers, cuts, lowestRate, rate, firstRefusedAfterMs } = throttle;
+  if (refused === 0) return undefined;
+  const share = `${refused} of ${answers} answers were 429 Too Many Requests (${((refused / Math.max(1, answers)) * 100).toFixed(1)}%)`;
+  if (cuts === 0 || lowestRate === undefined) return `the service refused now and then: ${share}; each waited its own Retry-After, the pace was kept`;
+  const when = firstRefusedAfterMs === undefined ? '' : ` from ${(firstRefusedAfterMs / 1000).toFixed(1)} s on`;
+  return `the service throttled us${when}: ${share}; paced down ${cuts} time${cuts === 1 ? '' : 's'}, to ${lowestRate} requests/s at the slowest, ${rate}/s at the end`;
+}
+
 export function formatSummary(result: SyncResult, source: string): string {
   const verb = result.status === 'dry-run' ? 'dry run (nothing published)' : result.status;
   const lines = [`${verb}: ${source} → ${result.out} in ${(result.durationMs / 1000).toFixed(1)}s`];
@@ -29,6 +42,8 @@ export function formatSummary(result: SyncResult, source: string): string {
   const rate = Math.round(result.requests / Math.max(result.durationMs / 1000, 0.001));
   lines.push(`  requests ${result.requests} at ${rate}/s (${retryLine(result)}, ${result.notModified} not modified, ${kib} KiB received)`);
   lines.push(`  ${concurrencyLine(result)}`);
+  const throttled = throttleLine(result);
+  if (throttled) lines.push(`  ${throttled}`);
   const files = result.status === 'dry-run' ? 'would write' : 'files';
   lines.push(`  ${files} ${result.files.written}${result.status === 'dry-run' ? ', remove' : ' written,'} ${result.files.removed}${result.status === 'dry-run' ? '' : ' removed'}, ${result.files.unchanged} unchanged`);
   lines.push(`  ${formatSyncChanges(result.changes, result.initial)}`);

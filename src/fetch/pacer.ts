@@ -1,0 +1,168 @@
+/**
+ * How fast a sync starts requests once the service has answered 429 Too Many Requests (pure: the
+ * client feeds it the clock and each answer).
+ *
+ * A 429 is a signal on the rate, not a reason to stop everything: AIMD on the requests a second,
+ * in the manner of TCP and rclone's pacer. There is no pace until the service refuses more than
+ * a few of a window's answers; then the pace becomes a little under what it let through in the
+ * last second (the limiter's own rate), and it creeps up again by a twentieth per window while
+ * the refusals stay scattered. A few 429s that do not mean "too fast" (a fixed share of them,
+ * whatever the rate) rarely cross that threshold, and when they do, the cut is a tenth; a real
+ * limiter refuses everything above its rate, so the pace settles just under it. Answers to
+ * requests started before a cut, or within a second after it, are not counted for the next one:
+ * they tell about the old pace.
+ * The request that got the 429 waits its own Retry-After (the client's job); the others go on.
+ */
+
+/** A window of answers is judged once it is this old and holds MIN_ANSWERS. */
+const WINDOW_MS = 250;
+const MIN_ANSWERS = 20;
+/**
+ * A window is "too fast" when more than this share of its answers are 429, and more than
+ * MIN_REFUSED; or more than BACKGROUND times the share of the last SHARES windows together, when
+ * that is more: a service that refuses a tenth of everything at any pace is not asking us to slow
+ * down.
+ */
+const REFUSED_SHARE = 0.05;
+const MIN_REFUSED = 2;
+const BACKGROUND = 2;
+const SHARES = 8;
+/**
+ * Answers to requests started this long after a cut are not judged yet: a limiter counting by the
+ * second still remembers the burst that made us cut, and refuses the new pace too until its
+ * second has passed.
+ */
+const GRACE_MS = 1000;
+/** Half of the last RECENT answers refused: no need to wait for the window to end (a limiter hit hard). */
+const RECENT = 20;
+/** After a cut, the pace is this share of the answers let through in the last second. */
+const CUT_TO = 0.9;
+/** Each window without too many refusals raises the pace by this share. */
+const RAISE_BY = 0.05;
+/** The slowest pace, requests a second. */
+const MIN_RATE = 1;
+
+/** What the pacer saw and did, for the summary, the run record and the metrics. */
+export interface PaceReport {
+  /** Answers that were 429. */
+  refused: number;
+  /** All answers it was told of. */
+  answers: number;
+  /** Times the pace was cut. */
+  cuts: number;
+  /** The slowest pace it set, requests a second; undefined: never paced. */
+  lowestRate: number | undefined;
+  /** The pace at the end; undefined: never paced. */
+  rate: number | undefined;
+  /** Milliseconds from the first request to the first 429; undefined: none. */
+  firstRefusedAfterMs: number | undefined;
+}
+
+/** A new pace and why. */
+export interface PaceChange {
+  rate: number;
+  reason: string;
+}
+
+export class RatePacer {
+  #rate = Number.POSITIVE_INFINITY;
+  #lowest = Number.POSITIVE_INFINITY;
+  /** No request starts before this time. */
+  #next = 0;
+  #firstStart: number | undefined;
+  #firstRefused: number | undefined;
+  #cuts = 0;
+  #cutAt = Number.NEGATIVE_INFINITY;
+  #answers = 0;
+  #refused = 0;
+  /** The window being judged: when it began, its answers and 429s. */
+  #windowStart: number | undefined;
+  #windowAnswers = 0;
+  #windowRefused = 0;
+  /** Whether each of the last RECENT answers was a 429. */
+  #recent: boolean[] = [];
+  /** The 429s and answers of each of the last SHARES windows judged. */
+  #shares: { refused: number; answers: number }[] = [];
+  /** When each answer that was not a 429 came, within the last second, oldest first. */
+  #through: number[] = [];
+
+  /** When the next request may start (milliseconds, same clock as `now`). */
+  readyAt(): number {
+    return this.#next;
+  }
+
+  /** A request starts at `now`: the next one is a pace's interval later. */
+  started(now: number): void {
+    this.#firstStart ??= now;
+    if (Number.isFinite(this.#rate)) this.#next = Math.max(this.#next, now) + 1000 / this.#rate;
+  }
+
+  /**
+   * An answer at `now` to a request started at `startedAt`: a 429 or not. Returns a change of
+   * pace when this answer closes a window that calls for one.
+   */
+  answered(startedAt: number, refused: boolean, now: number): PaceChange | undefined {
+    this.#answers++;
+    if (refused) {
+      this.#refused++;
+      this.#firstRefused ??= now;
+    } else {
+      this.#through.push(now);
+      while (this.#through.length > 0 && now - this.#through[0]! >= 1000) this.#through.shift();
+    }
+    if (startedAt < this.#cutAt) return undefined;
+    this.#windowStart ??= now;
+    this.#windowAnswers++;
+    if (refused) this.#windowRefused++;
+    this.#recent.push(refused);
+    if (this.#recent.length > RECENT) this.#recent.shift();
+    if (this.#recent.length === RECENT && this.#recent.filter(Boolean).length * 2 >= RECENT) return this.#cut(now);
+    if (now - this.#windowStart < WINDOW_MS || this.#windowAnswers < MIN_ANSWERS) return undefined;
+    const background = BACKGROUND * shareOf(this.#shares);
+    this.#shares.push({ refused: this.#windowRefused, answers: this.#windowAnswers });
+    if (this.#shares.length > SHARES) this.#shares.shift();
+    if (this.#windowRefused > Math.max(MIN_REFUSED, Math.max(REFUSED_SHARE, background) * this.#windowAnswers)) return this.#cut(now);
+    this.#newWindow(now);
+    if (!Number.isFinite(this.#rate)) return undefined;
+    this.#rate += Math.max(1, this.#rate * RAISE_BY);
+    return undefined;
+  }
+
+  report(): PaceReport {
+    const paced = Number.isFinite(this.#lowest);
+    return {
+      refused: this.#refused,
+      answers: this.#answers,
+      cuts: this.#cuts,
+      lowestRate: paced ? Math.round(this.#lowest) : undefined,
+      rate: paced ? Math.round(this.#rate) : undefined,
+      firstRefusedAfterMs: this.#firstRefused === undefined || this.#firstStart === undefined ? undefined : Math.max(0, Math.round(this.#firstRefused - this.#firstStart)),
+    };
+  }
+
+  /** Too many refused: a little under what the service let through in the last second, at most half as fast as before. */
+  #cut(now: number): PaceChange {
+    const window = `${this.#windowRefused} of ${this.#windowAnswers} answers were 429`;
+    const through = this.#through.length * CUT_TO;
+    const rate = Math.max(MIN_RATE, Number.isFinite(this.#rate) ? Math.min(this.#rate * CUT_TO, Math.max(through, this.#rate / 2)) : through);
+    this.#rate = rate;
+    this.#lowest = Math.min(this.#lowest, rate);
+    this.#cuts++;
+    this.#cutAt = now + GRACE_MS;
+    this.#newWindow(undefined);
+    this.#recent = [];
+    return { rate: Math.round(rate), reason: window };
+  }
+
+  #newWindow(now: number | undefined): void {
+    this.#windowStart = now;
+    this.#windowAnswers = 0;
+    this.#windowRefused = 0;
+  }
+}
+
+/** The share of 429s among the answers of `windows` together; 0 for none. */
+function shareOf(windows: readonly { refused: number; answers: number }[]): number {
+  const answers = windows.reduce((n, w) => n + w.answers, 0);
+  return answers === 0 ? 0 : windows.reduce((n, w) => n + w.refused, 0) / answers;
+}
