@@ -334,7 +334,7 @@ export class Client {
   #paced(started: number, answer: Attempt<unknown>): void {
     const status = answer.kind === 'done' ? answer.result.status : answer.status;
     if (status === undefined) return;
-    const change = this.#pacer.answered(started, status === 429, Date.now());
+    const change = this.#pacer.answered(started, status === 429, Date.now(), answer.kind === 'retry' ? answer.retryAfterMs : undefined);
     if (change) this.#options.onPace?.(change.rate, change.reason);
   }
 

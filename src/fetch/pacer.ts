@@ -18,14 +18,15 @@
 const WINDOW_MS = 250;
 const MIN_ANSWERS = 20;
 /**
- * A window is "too fast" when more than this share of its answers are 429, and more than
- * MIN_REFUSED; or more than BACKGROUND times the share of the last SHARES windows together, when
- * that is more: a service that refuses a tenth of everything at any pace is not asking us to slow
- * down.
+ * A window is "too fast" when its 429s are more than MIN_REFUSED and more than this share of its
+ * answers would give, by SIGMAS standard deviations (a share drawn at random would rarely get
+ * there); the share is BACKGROUND times that of the last SHARES windows that passed, when that is more:
+ * a service that refuses a tenth of everything at any pace is not asking us to slow down.
  */
 const REFUSED_SHARE = 0.05;
 const MIN_REFUSED = 2;
-const BACKGROUND = 2;
+const SIGMAS = 2;
+const BACKGROUND = 1.25;
 const SHARES = 8;
 /**
  * Answers to requests started this long after a cut are not judged yet: a limiter counting by the
@@ -33,12 +34,22 @@ const SHARES = 8;
  * second has passed.
  */
 const GRACE_MS = 1000;
-/** Half of the last RECENT answers refused: no need to wait for the window to end (a limiter hit hard). */
+/**
+ * Half of the last RECENT answers refused: no need to wait for the window to end (a limiter hit
+ * hard), and no request starts before the Retry-After of that answer, at most HARD_PAUSE_MS: a
+ * limiter counting by the second refuses everything until its second is over.
+ */
 const RECENT = 20;
+const HARD_PAUSE_MS = 5000;
 /** After a cut, the pace is this share of the answers let through in the last second. */
 const CUT_TO = 0.9;
-/** Each window without too many refusals raises the pace by this share. */
+/**
+ * Each window without too many refusals raises the pace by RAISE_BY; by RAISE_FAST while it is
+ * well under what got through before the last cut (a cut that was a false alarm is soon undone), and never
+ * past twice the requests actually started in the last second (a pace nobody reaches means nothing).
+ */
 const RAISE_BY = 0.05;
+const RAISE_FAST = 0.25;
 /** The slowest pace, requests a second. */
 const MIN_RATE = 1;
 
@@ -81,8 +92,12 @@ export class RatePacer {
   #windowRefused = 0;
   /** Whether each of the last RECENT answers was a 429. */
   #recent: boolean[] = [];
-  /** The 429s and answers of each of the last SHARES windows judged. */
+  /** The 429s and answers of each of the last SHARES windows that passed. */
   #shares: { refused: number; answers: number }[] = [];
+  /** The answers let through in the second before the last cut. */
+  #ceiling = Number.POSITIVE_INFINITY;
+  /** When each request started, within the last second, oldest first. */
+  #starts: number[] = [];
   /** When each answer that was not a 429 came, within the last second, oldest first. */
   #through: number[] = [];
 
@@ -94,6 +109,8 @@ export class RatePacer {
   /** A request starts at `now`: the next one is a pace's interval later. */
   started(now: number): void {
     this.#firstStart ??= now;
+    this.#starts.push(now);
+    while (now - this.#starts[0]! >= 1000) this.#starts.shift();
     if (Number.isFinite(this.#rate)) this.#next = Math.max(this.#next, now) + 1000 / this.#rate;
   }
 
@@ -101,7 +118,7 @@ export class RatePacer {
    * An answer at `now` to a request started at `startedAt`: a 429 or not. Returns a change of
    * pace when this answer closes a window that calls for one.
    */
-  answered(startedAt: number, refused: boolean, now: number): PaceChange | undefined {
+  answered(startedAt: number, refused: boolean, now: number, retryAfterMs?: number): PaceChange | undefined {
     this.#answers++;
     if (refused) {
       this.#refused++;
@@ -116,15 +133,23 @@ export class RatePacer {
     if (refused) this.#windowRefused++;
     this.#recent.push(refused);
     if (this.#recent.length > RECENT) this.#recent.shift();
-    if (this.#recent.length === RECENT && this.#recent.filter(Boolean).length * 2 >= RECENT) return this.#cut(now);
+    if (this.#recent.length === RECENT && this.#recent.filter(Boolean).length * 2 >= RECENT) {
+      const change = this.#cut(now);
+      this.#next = Math.max(this.#next, now + Math.min(HARD_PAUSE_MS, retryAfterMs ?? 0));
+      return change;
+    }
     if (now - this.#windowStart < WINDOW_MS || this.#windowAnswers < MIN_ANSWERS) return undefined;
-    const background = BACKGROUND * shareOf(this.#shares);
-    this.#shares.push({ refused: this.#windowRefused, answers: this.#windowAnswers });
+    const share = Math.max(REFUSED_SHARE, BACKGROUND * shareOf(this.#shares));
+    const n = this.#windowAnswers;
+    if (this.#windowRefused > Math.max(MIN_REFUSED, n * share + SIGMAS * Math.sqrt(n * share * (1 - share)))) return this.#cut(now);
+    // Only windows that passed: those of a limiter's overshoot would raise the tolerance that lets it happen.
+    this.#shares.push({ refused: this.#windowRefused, answers: n });
     if (this.#shares.length > SHARES) this.#shares.shift();
-    if (this.#windowRefused > Math.max(MIN_REFUSED, Math.max(REFUSED_SHARE, background) * this.#windowAnswers)) return this.#cut(now);
     this.#newWindow(now);
     if (!Number.isFinite(this.#rate)) return undefined;
-    this.#rate += Math.max(1, this.#rate * RAISE_BY);
+    const fast = this.#rate * (1 + RAISE_FAST);
+    const raised = Math.max(this.#rate + Math.max(1, this.#rate * RAISE_BY), Math.min(fast, this.#ceiling * CUT_TO));
+    this.#rate = Math.max(this.#rate, Math.min(raised, 2 * this.#starts.length));
     return undefined;
   }
 
@@ -144,7 +169,11 @@ export class RatePacer {
   #cut(now: number): PaceChange {
     const window = `${this.#windowRefused} of ${this.#windowAnswers} answers were 429`;
     const through = this.#through.length * CUT_TO;
-    const rate = Math.max(MIN_RATE, Number.isFinite(this.#rate) ? Math.min(this.#rate * CUT_TO, Math.max(through, this.#rate / 2)) : through);
+    // The pace in force: the one set, or what was started in the last second when that is less.
+    const pace = Math.min(this.#rate, Math.max(this.#starts.length, this.#through.length));
+    const rate = Math.max(MIN_RATE, Math.min(pace * CUT_TO, Math.max(through, pace / 2)));
+    // What got through is the limiter's rate, if one is there: fast again only up to a little under it.
+    this.#ceiling = Math.max(MIN_RATE, this.#through.length);
     this.#rate = rate;
     this.#lowest = Math.min(this.#lowest, rate);
     this.#cuts++;
@@ -166,3 +195,11 @@ function shareOf(windows: readonly { refused: number; answers: number }[]): numb
   const answers = windows.reduce((n, w) => n + w.answers, 0);
   return answers === 0 ? 0 : windows.reduce((n, w) => n + w.refused, 0) / answers;
 }
+
+/**
+ * Jobs a sync keeps going beyond twice its cap on requests in flight, for the requests waiting out
+ * a 429's Retry-After: each holds its job meanwhile, and at 1 000 requests a second, 3% of them
+ * waiting a second each would hold 30 places; without the room they fill every place and the
+ * whole sync waits with them.
+ */
+export const WAITING_ROOM = 256;

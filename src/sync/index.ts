@@ -10,6 +10,7 @@ import type { FilterValuesInput, RedactionInput, SyncSettingsInput } from '../co
 import { configSchema, type Config } from '../config/schema.js';
 import { AbortedError, ConfigError, MassRemovalError, StrictError } from '../errors.js';
 import { Client } from '../fetch/client.js';
+import { WAITING_ROOM } from '../fetch/pacer.js';
 import { planViews } from '../index/views.js';
 import { silentLog, type Log } from '../log.js';
 import { recover } from '../publish/journal.js';
@@ -165,7 +166,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     next.expect(Math.ceil(fetched * 1.01) + 1024);
 
     // Pull every view and record as planned.
-    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2, report });
+    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
     // Its heap (15-20 MB) is no use to assembling and publishing, where a large sync peaks.
     await records.close();
     progress.done();

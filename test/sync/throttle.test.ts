@@ -40,7 +40,8 @@ describe('a service that answers 429', () => {
   }, 120_000);
 
   it('a limiter at 100 requests a second: the pace is found under it, few requests refused, and -q still says the service throttled us', async () => {
-    const upstream = await withUpstream({ scale: 150, rateLimit: 100 });
+    // Big enough that the first second, when the limiter is met unpaced and refuses the burst, is not most of the sync.
+    const upstream = await withUpstream({ scale: 400, rateLimit: 100 });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '-q'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);

@@ -43,7 +43,7 @@ function simulate(service: Service, options: { requests: number; inFlight: numbe
     const finished = running.filter((r) => r.ends <= now);
     running = running.filter((r) => r.ends > now);
     for (const answer of finished) {
-      if (options.paced) pacer.answered(answer.started, answer.refused, now);
+      if (options.paced) pacer.answered(answer.started, answer.refused, now, answer.refused ? RETRY_AFTER_MS : undefined);
       if (!answer.refused) done++;
       else if ((tries.get(answer.id) ?? 0) > 5) failed++;
       else waiting.push({ id: answer.id, at: now + RETRY_AFTER_MS });
