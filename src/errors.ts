@@ -64,6 +64,13 @@ export class LockedError extends MirrorError {
   }
 }
 
+/** --wait-lock passed and another process still holds the folder's lock: the run was skipped, not failed. Exit 75 (EX_TEMPFAIL: try again later). */
+export class SkippedError extends MirrorError {
+  constructor(message: string) {
+    super('E_SKIPPED', message, { exitCode: 75 });
+  }
+}
+
 /** A journal left by an interrupted publish cannot be read. */
 export class JournalError extends MirrorError {
   constructor(message: string) {

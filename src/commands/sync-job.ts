@@ -11,11 +11,12 @@ import { parseConfig, readConfigFile } from '../config/load.js';
 import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { writeReport } from '../diff/report.js';
-import { AbortedError, ConfigError, MirrorError, UsageError } from '../errors.js';
+import { AbortedError, ConfigError, LockedError, MirrorError, SkippedError, UsageError } from '../errors.js';
 import { checkWorkTree, commitSnapshot } from '../git/git.js';
 import { commitMessage } from '../git/message.js';
 import { alertRun } from '../notify/alert.js';
-import { holdOutput } from '../publish/output.js';
+import { holdOutputWaiting } from '../publish/wait-lock.js';
+import { parseMaxAge } from '../state/freshness.js';
 import { loadPrivateKey } from '../sign/keys.js';
 import { writeMetrics } from '../state/metrics.js';
 import { runSync, type SyncRun } from '../sync/index.js';
@@ -39,6 +40,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },
   report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
   'warnings-file': { type: 'string', value: 'FILE', description: 'write every data-quality finding to FILE, one JSON object per line' },
+  'wait-lock': { type: 'string', value: 'DURATION', description: 'when another run holds the output folder, wait up to DURATION (e.g. 30s, 10m; units s, m, h) for it; then skip this run: exit 75, recorded as skipped' },
   'metrics-file': { type: 'string', value: 'FILE', description: 'write the run in Prometheus text format to FILE (for node_exporter\'s textfile collector), also when it fails' },
   ...OUTPUT_OPTIONS,
 };
@@ -52,6 +54,8 @@ interface SyncJob {
   /** Absolute paths. */
   report: string | undefined;
   metricsFile: string | undefined;
+  /** Milliseconds to wait for another run's lock (--wait-lock); 0: fail at once. */
+  waitLockMs: number;
   /** How the service is named in the summary. */
   source: string;
 }
@@ -116,8 +120,19 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
     notify: config.notify,
     report: pathFlag(parsed, 'report', io),
     metricsFile: pathFlag(parsed, 'metrics-file', io),
+    waitLockMs: waitLock(stringFlag(parsed, 'wait-lock')),
     source: service.source,
   };
+}
+
+/** --wait-lock DURATION in milliseconds (0 when absent). */
+function waitLock(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  try {
+    return parseMaxAge(raw);
+  } catch {
+    throw new UsageError(`--wait-lock: expected a positive number and a unit s, m, h or d (e.g. 10m), got ${JSON.stringify(raw)}`);
+  }
 }
 
 /** Checks made before anything is fetched: with git commits on, the output folder must be in a work tree. */
@@ -133,7 +148,7 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
   const started = new Date();
   let result: SyncResult | undefined;
   try {
-    const held = await holdOutput(job.options.out, 'sync');
+    const held = await holdOutputWaiting(job.options.out, 'sync', job.waitLockMs, { signal, onWait: (message) => output.info(message) });
     if (held.lock.warning) output.warn(held.lock.warning);
     let published = false;
     try {
@@ -160,19 +175,21 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
 async function afterRun(job: SyncJob, output: Output, started: Date, result: SyncResult | undefined, error: unknown): Promise<void> {
   const end = new Date();
   const failed = error !== undefined;
+  // Another run held the folder: this one did nothing, which is not a failure of the mirror.
+  const skipped = error instanceof LockedError || error instanceof SkippedError;
   if (job.metricsFile) {
     try {
       await writeMetrics(job.metricsFile, {
         at: end,
         durationMs: end.getTime() - started.getTime(),
-        status: failed || !result ? 'failed' : result.status,
+        status: skipped ? 'skipped' : failed || !result ? 'failed' : result.status,
         ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings } : {}),
       });
     } catch (problem) {
       output.warn(problem instanceof MirrorError ? problem.message : String(problem));
     }
   }
-  if (error instanceof AbortedError) return;
+  if (error instanceof AbortedError || skipped) return;
   const record = failed ? runRecord(started, end, { error: error instanceof Error ? error.message : String(error) }) : runRecord(started, end, { result: result! });
   const problem = await alertRun(job.notify, job.options.out, record, failed ? undefined : result);
   if (problem) output.warn(problem);

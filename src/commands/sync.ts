@@ -45,7 +45,8 @@ export const syncCommand: CommandDefinition = {
   },
   notes: [
     'Exit status: 0 published or unchanged; 1 failed (the folder is as it was); 2 usage or configuration error;',
-    '130/143 stopped by SIGINT/SIGTERM before publishing (the folder is as it was).',
+    '130/143 stopped by SIGINT/SIGTERM before publishing (the folder is as it was);',
+    '75 skipped: another run still held the folder when --wait-lock ran out (recorded as skipped in --metrics-file).',
   ],
   async run(parsed, io) {
     const output = outputOf(parsed, io, 'sync');

@@ -12,7 +12,8 @@ import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 interface RunMetrics {
   at: Date;
   durationMs: number;
-  status: 'published' | 'unchanged' | 'dry-run' | 'failed';
+  /** skipped: another run held the folder (--wait-lock ran out, or none was given). */
+  status: 'published' | 'unchanged' | 'dry-run' | 'failed' | 'skipped';
   records?: Record<ResourceName, number>;
   requests?: number;
   notModified?: number;
@@ -36,11 +37,11 @@ function metricsText(metrics: RunMetrics): string {
     for (const [labels, value] of samples) lines.push(`${PREFIX}_${name}${labels} ${value}`);
   };
   const ok = metrics.status !== 'failed';
-  const success = ok ? metrics.at : metrics.lastSuccess;
+  const success = ok && metrics.status !== 'skipped' ? metrics.at : metrics.lastSuccess;
   gauge('last_run_timestamp_seconds', 'When the last sync finished (Unix time).', [['', Math.round(metrics.at.getTime() / 1000)]]);
-  gauge('last_run_success', '1 when the last sync succeeded, 0 when it failed.', [['', ok ? 1 : 0]]);
+  gauge('last_run_success', '1 when the last sync succeeded (or was skipped because another run held the folder), 0 when it failed.', [['', ok ? 1 : 0]]);
   gauge('last_run_duration_seconds', 'How long the last sync took.', [['', metrics.durationMs / 1000]]);
-  gauge('last_run_status', 'The outcome of the last sync (1 for the one that applies).', (['published', 'unchanged', 'dry-run', 'failed'] as const).map((s) => [`{status="${s}"}`, s === metrics.status ? 1 : 0]));
+  gauge('last_run_status', 'The outcome of the last sync (1 for the one that applies).', (['published', 'unchanged', 'dry-run', 'failed', 'skipped'] as const).map((s) => [`{status="${s}"}`, s === metrics.status ? 1 : 0]));
   if (success) gauge('last_success_timestamp_seconds', 'When the last successful sync finished (Unix time).', [['', Math.round(success.getTime() / 1000)]]);
   if (metrics.records) gauge('records', 'Records per resource in the published snapshot.', RESOURCE_NAMES.map((r) => [`{resource="${r}"}`, metrics.records![r]]));
   if (metrics.requests !== undefined) gauge('last_run_requests', 'Requests the last sync made.', [['', metrics.requests]]);
