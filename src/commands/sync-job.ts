@@ -21,6 +21,7 @@ import { loadPrivateKey } from '../sign/keys.js';
 import { writeMetrics } from '../state/metrics.js';
 import { runSync, type SyncRun } from '../sync/index.js';
 import { runRecord, type SyncResult } from '../sync/result.js';
+import { countChanges } from '../diff/engine.js';
 import { registerSecret } from '../util/secrets.js';
 
 /** The options `sync` and `schedule` share. */
@@ -40,6 +41,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   git: { type: 'boolean', description: 'commit the snapshot when it changed; the output folder must be inside a git work tree (config git.commit)' },
   report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
   'warnings-file': { type: 'string', value: 'FILE', description: 'write every data-quality finding to FILE, one JSON object per line' },
+  'metrics-label': { type: 'string', value: 'NAME', description: 'add mirror="NAME" to every sample of --metrics-file, to tell two mirrors on one host apart' },
   'wait-lock': { type: 'string', value: 'DURATION', description: 'when another run holds the output folder, wait up to DURATION (e.g. 30s, 10m; units s, m, h) for it; then skip this run: exit 75, recorded as skipped' },
   'metrics-file': { type: 'string', value: 'FILE', description: 'write the run in Prometheus text format to FILE (for node_exporter\'s textfile collector), also when it fails' },
   ...OUTPUT_OPTIONS,
@@ -54,6 +56,7 @@ interface SyncJob {
   /** Absolute paths. */
   report: string | undefined;
   metricsFile: string | undefined;
+  metricsLabel: string | undefined;
   /** Milliseconds to wait for another run's lock (--wait-lock); 0: fail at once. */
   waitLockMs: number;
   /** How the service is named in the summary. */
@@ -120,6 +123,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
     notify: config.notify,
     report: pathFlag(parsed, 'report', io),
     metricsFile: pathFlag(parsed, 'metrics-file', io),
+    metricsLabel: stringFlag(parsed, 'metrics-label'),
     waitLockMs: waitLock(stringFlag(parsed, 'wait-lock')),
     source: service.source,
   };
@@ -171,6 +175,25 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
   return result;
 }
 
+/**
+ * A run that failed before its job could start (a usage or configuration error, exit 2) is a
+ * failed run too: the metrics file says so, or monitoring would go on reading the last success.
+ */
+export async function recordEarlyFailure(parsed: ParsedArgs, io: CommandIo, output: Output): Promise<void> {
+  let file: string | undefined;
+  try {
+    file = pathFlag(parsed, 'metrics-file', io);
+  } catch {
+    return;
+  }
+  if (!file) return;
+  try {
+    await writeMetrics(file, { at: new Date(), durationMs: 0, status: 'failed', mirror: stringFlag(parsed, 'metrics-label') });
+  } catch (problem) {
+    output.warn(problem instanceof MirrorError ? problem.message : String(problem));
+  }
+}
+
 /** The metrics file and the webhook of a finished run; their own failures are warnings only. */
 async function afterRun(job: SyncJob, output: Output, started: Date, result: SyncResult | undefined, error: unknown): Promise<void> {
   const end = new Date();
@@ -183,7 +206,10 @@ async function afterRun(job: SyncJob, output: Output, started: Date, result: Syn
         at: end,
         durationMs: end.getTime() - started.getTime(),
         status: skipped ? 'skipped' : failed || !result ? 'failed' : result.status,
-        ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings } : {}),
+        mirror: job.metricsLabel,
+        ...(result && !failed
+          ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings, retries: result.retries, throttleCuts: result.throttle.cuts, changes: countChanges(result.changes) }
+          : {}),
       });
     } catch (problem) {
       output.warn(problem instanceof MirrorError ? problem.message : String(problem));

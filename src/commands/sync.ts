@@ -6,14 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
-import { outputOf, type CommandDefinition } from '../cli/command.js';
+import { outputOf, type CommandDefinition, type CommandIo, type ParsedArgs } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
 import { AbortedError, ConfigError } from '../errors.js';
 import type { Output } from '../cli/output.js';
 import { acceptHint, describeGroup, type SyncResult } from '../sync/result.js';
 import { formatSummary, throttleLine } from '../sync/summary.js';
 import { registerSecret } from '../util/secrets.js';
-import { preflight, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
+import { preflight, recordEarlyFailure, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
 
 /** Groups of findings not accepted, largest first, each a warning line (accepted ones never are). */
 const WARNED_GROUPS = 5;
@@ -50,54 +50,67 @@ export const syncCommand: CommandDefinition = {
   ],
   async run(parsed, io) {
     const output = outputOf(parsed, io, 'sync');
-    const config = syncConfig(parsed, io);
-    const demo = Boolean(parsed.values.demo);
-    const demoToken = randomBytes(24).toString('base64url');
-    // The simulator is a large module: loaded only for the demo.
-    const upstream = demo ? await (await import('../upstream/index.js')).startUpstream({ token: demoToken }) : undefined;
+    const state = { jobStarted: false };
     try {
-      let job;
-      if (upstream) {
-        registerSecret(demoToken);
-        output.info(`started the built-in simulated inventory service at ${upstream.url}`);
-        job = syncJob(parsed, io, config, { baseUrl: upstream.url, token: demoToken, source: 'the simulated service' });
-      } else {
-        if (!config.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
-        job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, token: syncToken(parsed, io, config, output), source: config.baseUrl });
-      }
-      await preflight(job);
-      const controller = new AbortController();
-      let stoppedBy: NodeJS.Signals | undefined;
-      const stopListening = onStopSignal((signal) => {
-        stoppedBy = signal;
-        output.warn(`${signal}: stopping; nothing is published by this run`);
-        controller.abort();
-      });
-      let result;
-      try {
-        result = await runSyncJob(job, output, controller.signal);
-      } catch (error) {
-        if (stoppedBy && error instanceof AbortedError) {
-          throw new AbortedError(`interrupted by ${stoppedBy}: nothing was published, ${job.options.out} keeps its previous snapshot (its lock and staged files were removed)`, { exitCode: SIGNAL_STATUS[stoppedBy] ?? 1 });
-        }
-        throw error;
-      } finally {
-        stopListening();
-      }
-      const summarized = !parsed.values.quiet && parsed.values['log-format'] !== 'json';
-      warnFindings(result, output, summarized);
-      // The summary says it; a quiet run (cron) must hear it too, or a throttled service goes unnoticed.
-      const throttled = throttleLine(result);
-      if (throttled && !summarized) output.warn(throttled);
-      if (summarized) io.stdout.write(formatSummary(result, job.source));
-      else if (!parsed.values.quiet) output.event('info', 'sync finished', { result });
-      if (demo && !parsed.values.quiet) {
-        const dir = relative(io.cwd, job.options.out) || '.';
-        io.stdout.write(`look at it: inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: inventory-mirror verify --dir ${dir}\n`);
-      }
-      return 0;
-    } finally {
-      await upstream?.close();
+      return await runSyncCommand(parsed, io, output, state);
+    } catch (error) {
+      if (!state.jobStarted) await recordEarlyFailure(parsed, io, output);
+      throw error;
     }
   },
 };
+
+/** The command's work; `state.jobStarted` tells the caller whether the job (which records its own run) began. */
+async function runSyncCommand(parsed: ParsedArgs, io: CommandIo, output: Output, state: { jobStarted: boolean }): Promise<number> {
+  const config = syncConfig(parsed, io);
+  const demo = Boolean(parsed.values.demo);
+  const demoToken = randomBytes(24).toString('base64url');
+  // The simulator is a large module: loaded only for the demo.
+  const upstream = demo ? await (await import('../upstream/index.js')).startUpstream({ token: demoToken }) : undefined;
+  try {
+    let job;
+    if (upstream) {
+      registerSecret(demoToken);
+      output.info(`started the built-in simulated inventory service at ${upstream.url}`);
+      job = syncJob(parsed, io, config, { baseUrl: upstream.url, token: demoToken, source: 'the simulated service' });
+    } else {
+      if (!config.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
+      job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, token: syncToken(parsed, io, config, output), source: config.baseUrl });
+    }
+    await preflight(job);
+    const controller = new AbortController();
+    let stoppedBy: NodeJS.Signals | undefined;
+    const stopListening = onStopSignal((signal) => {
+      stoppedBy = signal;
+      output.warn(`${signal}: stopping; nothing is published by this run`);
+      controller.abort();
+    });
+    let result;
+    state.jobStarted = true;
+    try {
+      result = await runSyncJob(job, output, controller.signal);
+    } catch (error) {
+      if (stoppedBy && error instanceof AbortedError) {
+        throw new AbortedError(`interrupted by ${stoppedBy}: nothing was published, ${job.options.out} keeps its previous snapshot (its lock and staged files were removed)`, { exitCode: SIGNAL_STATUS[stoppedBy] ?? 1 });
+      }
+      throw error;
+    } finally {
+      stopListening();
+    }
+    const summarized = !parsed.values.quiet && parsed.values['log-format'] !== 'json';
+    warnFindings(result, output, summarized);
+    // The summary says it; a quiet run (cron) must hear it too, or a throttled service goes unnoticed.
+    const throttled = throttleLine(result);
+    if (throttled && !summarized) output.warn(throttled);
+    if (summarized) io.stdout.write(formatSummary(result, job.source));
+    else if (!parsed.values.quiet) output.event('info', 'sync finished', { result });
+    if (demo && !parsed.values.quiet) {
+      const dir = relative(io.cwd, job.options.out) || '.';
+      io.stdout.write(`look at it: inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: inventory-mirror verify --dir ${dir}\n`);
+    }
+    return 0;
+  } finally {
+    await upstream?.close();
+  }
+}
+
