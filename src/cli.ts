@@ -54,18 +54,24 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return 2;
   }
   if (process.title.startsWith('inventory-mirror')) process.title = `inventory-mirror ${entry.name}`;
+  // Asked for JSON lines, a log collector must get the fatal error as one too.
+  let json = false;
   try {
     const command: Command = { name: entry.name, summary: entry.summary, ...(await entry.load()) };
     const parsed = parseCommandArgs(command, rest);
+    json = parsed !== 'help' && parsed.values['log-format'] === 'json';
     if (parsed === 'help') {
       io.stdout.write(commandHelp(command));
       return 0;
     }
     return await command.run(parsed, io);
   } catch (error) {
-    const say = (text: string): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${scrub(text)}\n`);
+    const say = (text: string, code?: string): void =>
+      void io.stderr.write(
+        json ? `${scrub(JSON.stringify({ time: new Date().toISOString(), level: 'error', command: entry.name, message: text, ...(code ? { code } : {}) }))}\n` : `inventory-mirror ${entry.name}: ${scrub(text)}\n`,
+      );
     if (error instanceof MirrorError) {
-      say(withHint(error));
+      say(withHint(error), error.code);
       return error.exitCode;
     }
     // A filesystem error nothing closer caught: a clear line naming the path, not "a bug".
