@@ -110,6 +110,12 @@ function isEntry(): boolean {
 
 if (isEntry()) {
   process.title = 'inventory-mirror';
+  // `inventory-mirror sync --dry-run -q 2>&1 | head -2`: the reader left, which is not the command failing.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   let settled = false;
   // A command whose work was lost (a promise nothing will settle) must not pass for a success in cron.
   process.once('beforeExit', () => {

@@ -113,8 +113,9 @@ export class WrongServiceError extends RequestError {
 
 /** The service refused the token. Never retried, and the message never carries the token. */
 export class TokenRejectedError extends RequestError {
-  constructor(path: string, status: number) {
-    super('E_TOKEN_REJECTED', path, `the service rejected the token (HTTP ${status} on GET ${path}); check INVENTORY_API_TOKEN or the token file`, { status });
+  /** `from`: where the token came from (the command line knows), e.g. `the token file /etc/x (--token-file)`. */
+  constructor(path: string, status: number, from?: string) {
+    super('E_TOKEN_REJECTED', path, `the service rejected the token (HTTP ${status} on GET ${path}); check ${from ?? 'INVENTORY_API_TOKEN or the token file'}`, { status });
   }
 }
 

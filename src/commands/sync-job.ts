@@ -11,7 +11,7 @@ import { parseConfig, readConfigFile } from '../config/load.js';
 import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { writeReport } from '../diff/report.js';
-import { AbortedError, ConfigError, LockedError, MirrorError, SkippedError, UsageError } from '../errors.js';
+import { AbortedError, ConfigError, LockedError, MirrorError, SkippedError, TokenRejectedError, UsageError } from '../errors.js';
 import { checkWorkTree, commitSnapshot } from '../git/git.js';
 import { commitMessage } from '../git/message.js';
 import { alertRun } from '../notify/alert.js';
@@ -61,6 +61,8 @@ interface SyncJob {
   waitLockMs: number;
   /** How the service is named in the summary. */
   source: string;
+  /** Where the token came from, for the message when the service rejects it. */
+  tokenFrom: string | undefined;
 }
 
 /** The config with the flags of a sync laid over it, parsed once. */
@@ -90,17 +92,17 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   );
 }
 
-/** The token, read once from the flag's file, the environment or the config's file; registered as a secret. */
-export function syncToken(parsed: ParsedArgs, io: CommandIo, config: Config, output: Output): string {
+/** The token, read once from the flag's file, the environment or the config's file, and where it came from; registered as a secret. */
+export function syncToken(parsed: ParsedArgs, io: CommandIo, config: Config, output: Output): { token: string; tokenFrom: string } {
   const resolved = resolveToken({ flagFile: stringFlag(parsed, 'token-file'), configFile: config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
   if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
   for (const warning of resolved.warnings) output.warn(warning);
   registerSecret(resolved.token);
-  return resolved.token;
+  return { token: resolved.token, tokenFrom: resolved.from };
 }
 
 /** Builds the job of a sync against `baseUrl` with `token` (both settled by the caller). */
-export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, service: { baseUrl: string; token: string; source: string }): SyncJob {
+export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, service: { baseUrl: string; token: string; tokenFrom?: string; source: string }): SyncJob {
   const keyFile = pathFlag(parsed, 'sign-key', io);
   return {
     options: {
@@ -126,6 +128,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
     metricsLabel: stringFlag(parsed, 'metrics-label'),
     waitLockMs: waitLock(stringFlag(parsed, 'wait-lock')),
     source: service.source,
+    tokenFrom: service.tokenFrom,
   };
 }
 
@@ -167,7 +170,9 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
     } finally {
       await held.release(published);
     }
-  } catch (error) {
+  } catch (caught) {
+    // The domain says "the token"; the command line knows which file or variable that was.
+    const error = caught instanceof TokenRejectedError && job.tokenFrom ? new TokenRejectedError(caught.path, caught.status ?? 401, job.tokenFrom) : caught;
     await afterRun(job, output, started, result, error);
     throw error;
   }

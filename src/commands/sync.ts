@@ -5,7 +5,9 @@
  * lock and staged files are removed, and it exits 130 (SIGINT) or 143 (SIGTERM).
  */
 import { randomBytes } from 'node:crypto';
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { MANIFEST_FILE } from '../snapshot/paths.js';
 import { outputOf, type CommandDefinition, type CommandIo, type ParsedArgs } from '../cli/command.js';
 import { onStopSignal } from '../cli/signals.js';
 import { AbortedError, ConfigError } from '../errors.js';
@@ -75,7 +77,7 @@ async function runSyncCommand(parsed: ParsedArgs, io: CommandIo, output: Output,
       job = syncJob(parsed, io, config, { baseUrl: upstream.url, token: demoToken, source: 'the simulated service' });
     } else {
       if (!config.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
-      job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, token: syncToken(parsed, io, config, output), source: config.baseUrl });
+      job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, ...syncToken(parsed, io, config, output), source: config.baseUrl });
     }
     await preflight(job);
     const controller = new AbortController();
@@ -91,7 +93,9 @@ async function runSyncCommand(parsed: ParsedArgs, io: CommandIo, output: Output,
       result = await runSyncJob(job, output, controller.signal);
     } catch (error) {
       if (stoppedBy && error instanceof AbortedError) {
-        throw new AbortedError(`interrupted by ${stoppedBy}: nothing was published, ${job.options.out} keeps its previous snapshot (its lock and staged files were removed)`, { exitCode: SIGNAL_STATUS[stoppedBy] ?? 1 });
+        // The folder is as it was: a manifest there now was there before.
+        const kept = existsSync(join(job.options.out, MANIFEST_FILE)) ? 'keeps its previous snapshot' : 'holds no snapshot, as before';
+        throw new AbortedError(`interrupted by ${stoppedBy}: nothing was published, ${job.options.out} ${kept} (its lock and staged files were removed)`, { exitCode: SIGNAL_STATUS[stoppedBy] ?? 1 });
       }
       throw error;
     } finally {
@@ -106,7 +110,8 @@ async function runSyncCommand(parsed: ParsedArgs, io: CommandIo, output: Output,
     else if (!parsed.values.quiet) output.event('info', 'sync finished', { result });
     if (demo && !parsed.values.quiet) {
       const dir = relative(io.cwd, job.options.out) || '.';
-      io.stdout.write(`look at it: inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: inventory-mirror verify --dir ${dir}\n`);
+      // npx finds the package's own bin here, installed globally or not.
+      io.stdout.write(`look at it: npx inventory-mirror serve --dir ${dir} (then http://127.0.0.1:8080/servers.json, or http://127.0.0.1:8080/index.html with --browser); check it: npx inventory-mirror verify --dir ${dir}\n`);
     }
     return 0;
   } finally {

@@ -94,7 +94,9 @@ function settle(options: SyncRun): Config {
   });
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new ConfigError(`sync options: ${issue.path.join('.')}: ${issue.message}`);
+    // The library's options are named `settings`, not the config file's `sync`.
+    const path = issue.path.map((key, i) => (i === 0 && key === 'sync' ? 'settings' : String(key)));
+    throw new ConfigError(`sync options: ${path.join('.')}: ${issue.message}`);
   }
   return result.data;
 }
