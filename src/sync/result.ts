@@ -147,10 +147,9 @@ export function strictProblem(summary: FindingsSummary): StrictProblem | undefin
   return { count, groups: open.length, message, patterns: open.map(patternFor) };
 }
 
-/** The one line that tells how to accept groups of findings. */
+/** The one line that tells how to accept groups of findings: every pattern, so it can be pasted as it is. */
 export function acceptHint(groups: readonly Pick<GroupSummary, 'resource' | 'field' | 'code'>[]): string {
-  const shown = groups.slice(0, 6).map((g) => JSON.stringify(patternFor(g)));
-  return `add ${shown.join(', ')}${groups.length > shown.length ? ` (and ${groups.length - shown.length} more)` : ''} to "quality": {"accept": [...]} in the config (they are still counted and published)`;
+  return `add ${groups.map((g) => JSON.stringify(patternFor(g))).join(', ')} to "quality": {"accept": [...]} in the config (they are still counted and published)`;
 }
 
 /** The record of a run kept in `_meta/last-sync.json`: the result without its long lists. */
