@@ -13,7 +13,7 @@ import { onStopSignal } from '../cli/signals.js';
 import { AbortedError, ConfigError } from '../errors.js';
 import type { Output } from '../cli/output.js';
 import { acceptHint, describeGroup, type SyncResult } from '../sync/result.js';
-import { formatSummary, throttleLine } from '../sync/summary.js';
+import { foldGroups, formatSummary, throttleLine } from '../sync/summary.js';
 import { registerSecret } from '../util/secrets.js';
 import { preflight, recordEarlyFailure, runSyncJob, SYNC_OPTIONS, syncConfig, syncJob, syncToken } from './sync-job.js';
 
@@ -32,8 +32,9 @@ function warnFindings(result: SyncResult, output: Output, summarized: boolean): 
     output.warn(`${count} data-quality finding${count === 1 ? '' : 's'} not accepted, in ${open.length} group${open.length === 1 ? '' : 's'}: the summary lists the largest and how to accept them; _meta/quality.json holds every one`);
     return;
   }
-  for (const group of open.slice(0, WARNED_GROUPS)) output.warn(`finding: ${describeGroup(group)}`);
-  if (open.length > WARNED_GROUPS) output.warn(`… and ${open.length - WARNED_GROUPS} more groups of findings, all in _meta/quality.json`);
+  const folded = foldGroups(open);
+  for (const group of folded.slice(0, WARNED_GROUPS)) output.warn(`finding: ${describeGroup(group)}`);
+  if (folded.length > WARNED_GROUPS) output.warn(`… and ${folded.length - WARNED_GROUPS} more lines of findings, all in _meta/quality.json`);
   output.warn(`to accept findings (counted and published, no longer warned about): ${acceptHint(open)}`);
 }
 

@@ -3,6 +3,7 @@
  * the changes it made. Built by pure functions from the run's state; `_meta/last-sync.json` is
  * this record without the long lists.
  */
+import { createHash } from 'node:crypto';
 import type { ChangeSet } from '../diff/change-set.js';
 import { countChanges } from '../diff/engine.js';
 import type { ResourceName } from '../spec/resources.js';
@@ -44,6 +45,8 @@ export interface GroupSummary {
   share: number;
   accepted: boolean;
   examples: { id: string; value?: string }[];
+  /** A digest of the group's ids: groups with the same one concern the same records (a summary folds them into one line). */
+  idsDigest: string;
 }
 
 export interface FindingsSummary {
@@ -112,6 +115,7 @@ export function summarizeFindings(groups: readonly FindingGroup[], records: Reco
       share: shareOf(g.ids.length, records[g.resource]),
       accepted: accepted(g),
       examples: g.ids.slice(0, EXAMPLES).map((id) => (g.values.get(id) === undefined ? { id } : { id, value: preview(g.values.get(id)) })),
+      idsDigest: createHash('sha256').update(g.ids.join('\n')).digest('hex').slice(0, 16),
     }))
     .sort((a, b) => b.count - a.count);
   return {

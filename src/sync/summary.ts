@@ -1,7 +1,7 @@
 /** The human summary of a sync, printed to stdout: at most a screenful whatever the inventory. Pure. */
 import { formatSyncChanges } from '../diff/format.js';
 import { RESOURCE_NAMES } from '../spec/resources.js';
-import { acceptHint, describeGroup, type SyncResult } from './result.js';
+import { acceptHint, describeGroup, type GroupSummary, type SyncResult } from './result.js';
 
 /** Groups of findings listed; the rest are counted, and all of them are in _meta/quality.json. */
 const MAX_GROUPS = 12;
@@ -51,6 +51,23 @@ export function formatSummary(result: SyncResult, source: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Groups of one resource and code that concern exactly the same records, as one line naming all
+ * their fields (`appservers dbconn_db, dbconn_driver, dbconn_url null: 3028 records`): five fields
+ * empty together are one fact about those records, not five. Order kept, largest first.
+ */
+export function foldGroups(groups: readonly GroupSummary[]): GroupSummary[] {
+  const folded = new Map<string, GroupSummary>();
+  for (const group of groups) {
+    const key = `${group.resource}\u0000${group.code}\u0000${group.accepted}\u0000${group.idsDigest}`;
+    const seen = folded.get(key);
+    if (seen && group.field && seen.field) folded.set(key, { ...seen, field: `${seen.field}, ${group.field}` });
+    else if (!seen) folded.set(key, group);
+    else folded.set(`${key}\u0000${folded.size}`, group);
+  }
+  return [...folded.values()];
+}
+
 /** The findings part of the summary: counts, the largest groups, the shape facts, how to accept. */
 function formatFindings(result: SyncResult): string[] {
   const { findings } = result;
@@ -59,8 +76,9 @@ function formatFindings(result: SyncResult): string[] {
   else {
     const open = findings.groups.filter((g) => !g.accepted);
     lines.push(`  findings: ${findings.total} in ${findings.groups.length} group${findings.groups.length === 1 ? '' : 's'}${findings.accepted ? ` (${findings.accepted} accepted)` : ''}; the largest:`);
-    for (const group of findings.groups.slice(0, MAX_GROUPS)) lines.push(`    ${group.accepted ? '(accepted) ' : ''}${describeGroup(group)}`);
-    if (findings.groups.length > MAX_GROUPS) lines.push(`    … and ${findings.groups.length - MAX_GROUPS} more groups; every finding is in _meta/quality.json`);
+    const folded = foldGroups(findings.groups);
+    for (const group of folded.slice(0, MAX_GROUPS)) lines.push(`    ${group.accepted ? '(accepted) ' : ''}${describeGroup(group)}`);
+    if (folded.length > MAX_GROUPS) lines.push(`    … and ${folded.length - MAX_GROUPS} more lines of groups; every finding is in _meta/quality.json`);
     if (open.length) lines.push(`  to accept them: ${acceptHint(open)}`);
   }
   for (const resource of RESOURCE_NAMES) {

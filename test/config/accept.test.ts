@@ -1,6 +1,7 @@
 /**
  * quality.accept as an operator writes it: a misspelt field is a configuration error with the
- * field meant (it would accept nothing, silently), and the hint lists every pattern to paste.
+ * field meant (it would accept nothing, silently), the hint lists every pattern to paste, and
+ * fields null for the same records are folded into one line.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,5 +40,14 @@ describe('quality.accept', () => {
     const hint = run.stdout.split('\n').find((line) => line.startsWith('  to accept them: '))!;
     expect(hint).not.toMatch(/more\)/);
     expect(hint.match(/"[a-z_]+(\.[^"]+)?:[a-z_]+"/g)).toHaveLength(groups);
+  });
+
+  it('fields null for the same records are one line of the summary, and -q warns about them once', async () => {
+    const run = await runCli(['sync', '--base-url', upstream.url, '--out', join(tempDir(), 'out')], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\n {4}appservers dbconn_db, dbconn_driver, dbconn_server, dbconn_url, dbconn_user null: \d+ records \(/);
+    expect(run.stdout).not.toMatch(/\n {4}appservers dbconn_driver null/);
+    const quiet = await runCli(['sync', '--base-url', upstream.url, '--out', join(tempDir(), 'out'), '-q'], { env });
+    expect(quiet.stderr.match(/^warning: finding: appservers dbconn_/gm)).toHaveLength(1);
   });
 });
