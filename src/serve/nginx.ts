@@ -113,7 +113,8 @@ server {
     }
     default_type application/json;
     charset utf-8;
-    charset_types application/json text/html text/css text/javascript;
+    # text/html is always among them: naming it again makes nginx -t warn of a duplicate.
+    charset_types application/json text/css text/javascript;
     etag on;
     gzip on;
     gzip_types application/json text/css text/javascript;
@@ -148,6 +149,31 @@ server {
 `;
 }
 
+/** Characters a query value may carry unescaped (RFC 3986 sub-delims and `:` `@`, less `&` `=` `+`), as the API document writes `site:5418`. */
+const RAW_IN_QUERY = new Set([':', '@', ',', ';', '$', '!', "'", '(', ')', '*', '/', '?']);
+
+/**
+ * The ways a client may write `value` in a query that the service and serve read as it: its
+ * `encodeURIComponent` form, lower-case escapes (`%3a`), `+` for a space (form encoding), and the
+ * characters a query allows left unescaped (`site:5418`). nginx compares the raw request, so each
+ * needs an entry. Pure.
+ */
+export function querySpellings(value: string): string[] {
+  const encoded = encodeURIComponent(value);
+  const raw = encoded.replace(/%[0-9A-F]{2}/g, (escape) => {
+    const char = decodeURIComponent(escape);
+    return RAW_IN_QUERY.has(char) ? char : escape;
+  });
+  const spellings = new Set<string>();
+  for (const form of [encoded, raw]) {
+    spellings.add(form);
+    spellings.add(form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    spellings.add(form.replace(/%20/g, '+'));
+    spellings.add(form.replace(/%20/g, '+').replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  }
+  return [...spellings];
+}
+
 interface FilterIndex {
   filters: { resource: ResourceName; param: string; value: string; file: string }[];
 }
@@ -176,6 +202,12 @@ export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
   for (const view of index.filters) {
     const target = filterPath(view.resource, view.param, view.value);
     if (namedFilterFile(view.resource, encodeURIComponent(view.param), encodeURIComponent(view.value)) !== view.file) specials.push({ target, file: view.file });
+    const prefix = target.slice(0, target.indexOf('=') + 1);
+    for (const spelling of querySpellings(view.value)) {
+      // The generic rule takes the value as its file name: a spelling that is not that file needs its own entry.
+      if (namedFilterFile(view.resource, view.param, spelling) !== view.file) specials.push({ target: prefix + spelling, file: view.file });
+    }
   }
-  return specials.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  const unique = new Map(specials.map((s) => [s.target, s]));
+  return [...unique.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
 }
