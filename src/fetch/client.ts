@@ -1,7 +1,8 @@
 /**
  * The one HTTP client of a sync: a single undici keep-alive pool, a cap on requests in flight
  * that adapts to the service (limit.ts: started low, raised while latency stays flat, cut when it
- * grows or the service says it is overloaded), an optional rate cap, retries with backoff, a
+ * grows or the service says it is overloaded), a pace set by 429 answers (pacer.ts: the refused
+ * request waits its own Retry-After, the others go on), an optional rate cap, retries with backoff, a
  * timeout per request (headers, body inactivity, and a total) and an overall deadline. A body is
  * handed to the caller's reader as it arrives; a reader that finds it unusable (a wrong envelope,
  * a cut body, a login page) makes it a fault of that request, retried like a 503.
