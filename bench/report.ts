@@ -10,6 +10,7 @@ import type { BenchKind, ServeBenchResult } from './serve.js';
 import type { ServeScaleResult } from './serve-child.js';
 import { SCALE_TARGETS, type ScaleStep, scaleSteps } from './scaling.js';
 import { SLOW_TARGETS, type SlowRun, type SlowServiceResult } from './slow.js';
+import { formatThrottled, type ThrottledResult } from './throttled.js';
 
 /** Best of several runs of one floor. */
 export interface FloorResult {
@@ -123,6 +124,7 @@ export interface BenchResults {
   scaling: ScalingEntry[];
   serve?: ServeBenchResult;
   slowService?: SlowServiceResult;
+  throttled?: ThrottledResult;
   notes: string[];
   failures: string[];
 }
@@ -229,6 +231,7 @@ export function formatReport(results: BenchResults): string {
     out.push(formatTable(['concurrency', 'best wall', 'req/s', 'runs'], results.sweep.map((f) => [f.concurrency, seconds(f.bestMs), f.requestsPerSecond, f.runsMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')])));
   }
   if (results.slowService) out.push('', ...formatSlowService(results.slowService));
+  if (results.throttled) out.push('', ...formatThrottled(results.throttled, formatTable));
   if (results.scaling.length > 0) out.push('', ...formatScaling(results.scaling, options.scale));
   if (results.incremental?.length) out.push('', ...formatIncremental(results.incremental));
   if (results.serve) {

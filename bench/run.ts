@@ -3,8 +3,9 @@
  * service in its own process: the floors (a bare client that fetches the same paths and
  * discards the bodies, or writes each to a new file), a full sync, a no-change re-sync, a
  * re-sync after a 1% mutation, the curl/jq/xargs script a user would write, a concurrency
- * sweep, a slow service (20 ms a request, 8 workers: slow.ts), a first and a no-change push to
- * S3 (push.ts), the scaling of sync, re-sync and serve, and serve against nginx. Prints tables and
+ * sweep, a slow service (20 ms a request, 8 workers: slow.ts), a throttled one (429s at random and
+ * a rate limiter: throttled.ts), a first and a no-change push to S3 (push.ts), the scaling of
+ * sync, re-sync and serve, and serve against nginx. Prints tables and
  * writes the same as JSON.
  *
  *     node dist-bench/bench/run.js [--scale N] [--concurrency C] [--quick] [--json FILE] [--max-minutes M]
@@ -28,6 +29,7 @@ import { perRecord, ROW_FIXED_MS, rowDoesNotFit, runMetaOf, treeBytes, type RowB
 import { handScript, onPath, SCRIPT_CAVEATS } from './script.js';
 import { benchServe } from './serve.js';
 import { benchSlowService, slowPlan, slowServiceFailures } from './slow.js';
+import { benchThrottled, throttledFailures } from './throttled.js';
 import { describePage, measurePage } from './browser.js';
 import { incrementalBound, incrementalProblems, REFRESH_RUNS, type IncrementalResult, type IncrementalRun } from './incremental.js';
 import { benchPush, describePushBench } from './push.js';
@@ -365,6 +367,9 @@ async function bench(args: BenchArgs, log: (line: string) => void): Promise<numb
 
     results.slowService = await benchSlowService({ cli: CLI, floor: FLOOR, env, tmp, log, left, startUpstream, stopUpstream }, slowPlan(args.slowScale, args.quick));
     results.failures.push(...slowServiceFailures(results.slowService));
+
+    results.throttled = await benchThrottled({ cli: CLI, env, tmp, log, left, startUpstream: (scale) => startUpstream(scale), stopUpstream }, args.slowScale, args.quick);
+    results.failures.push(...throttledFailures(results.throttled));
 
     // Scaling: at each server count, a sync into an empty folder, a no-change re-sync and serve on
     // the result; the bench's own scale reuses its rounds. A row runs only when the pace of the

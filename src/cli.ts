@@ -55,19 +55,28 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     return 2;
   }
   if (process.title.startsWith('inventory-mirror')) process.title = `inventory-mirror ${entry.name}`;
+  // Asked for JSON lines, a log collector must get the fatal error as one too.
+  let json = false;
   try {
     const command: Command = { name: entry.name, summary: entry.summary, ...(await entry.load()) };
     const parsed = parseCommandArgs(command, rest);
+    json = parsed !== 'help' && parsed.values['log-format'] === 'json';
     if (parsed === 'help') {
       io.stdout.write(commandHelp(command));
       return 0;
     }
     return await command.run(parsed, io);
   } catch (error) {
-    // One line (a stack trace: its lines), secrets scrubbed first, control characters escaped.
-    const say = (text: string, lines = false): void => void io.stderr.write(`inventory-mirror ${entry.name}: ${(lines ? printableLines : printable)(scrub(text))}\n`);
+    // One line (a stack trace: its lines), secrets scrubbed first, control characters escaped; a
+    // JSON line when asked for JSON lines.
+    const say = (text: string, code?: string, lines = false): void =>
+      void io.stderr.write(
+        json
+          ? `${scrub(JSON.stringify({ time: new Date().toISOString(), level: 'error', command: entry.name, message: text, ...(code ? { code } : {}) }))}\n`
+          : `inventory-mirror ${entry.name}: ${(lines ? printableLines : printable)(scrub(text))}\n`,
+      );
     if (error instanceof MirrorError) {
-      say(withHint(error));
+      say(withHint(error), error.code);
       return error.exitCode;
     }
     // A filesystem error nothing closer caught: a clear line naming the path, not "a bug".
@@ -76,7 +85,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       say(fs);
       return 1;
     }
-    say(`internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, true);
+    say(`internal error (a bug, please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, undefined, true);
     return 70;
   }
 }
@@ -106,6 +115,12 @@ function isEntry(): boolean {
 
 if (isEntry()) {
   process.title = 'inventory-mirror';
+  // `inventory-mirror sync --dry-run -q 2>&1 | head -2`: the reader left, which is not the command failing.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   let settled = false;
   // A command whose work was lost (a promise nothing will settle) must not pass for a success in cron.
   process.once('beforeExit', () => {

@@ -64,6 +64,13 @@ export class LockedError extends MirrorError {
   }
 }
 
+/** --wait-lock passed and another process still holds the folder's lock: the run was skipped, not failed. Exit 75 (EX_TEMPFAIL: try again later). */
+export class SkippedError extends MirrorError {
+  constructor(message: string) {
+    super('E_SKIPPED', message, { exitCode: 75 });
+  }
+}
+
 /** A journal left by an interrupted publish cannot be read. */
 export class JournalError extends MirrorError {
   constructor(message: string) {
@@ -106,8 +113,9 @@ export class WrongServiceError extends RequestError {
 
 /** The service refused the token. Never retried, and the message never carries the token. */
 export class TokenRejectedError extends RequestError {
-  constructor(path: string, status: number) {
-    super('E_TOKEN_REJECTED', path, `the service rejected the token (HTTP ${status} on GET ${path}); check INVENTORY_API_TOKEN or the token file`, { status });
+  /** `from`: where the token came from (the command line knows), e.g. `the token file /etc/x (--token-file)`. */
+  constructor(path: string, status: number, from?: string) {
+    super('E_TOKEN_REJECTED', path, `the service rejected the token (HTTP ${status} on GET ${path}); check ${from ?? 'INVENTORY_API_TOKEN or the token file'}`, { status });
   }
 }
 

@@ -22,7 +22,7 @@ import { problemLines, type VerifyReport } from './verify/report.js';
 import { verifyFolder } from './verify/verify.js';
 
 export { sync, type SyncOptions, type SyncResult } from './sync/index.js';
-export type { FileCounts, FindingsSummary, GroupSummary } from './sync/result.js';
+export type { FileCounts, FindingsSummary, GroupSummary, ThrottleSummary } from './sync/result.js';
 export type { Progress } from './sync/progress.js';
 export { startServe as serve, type ServeOptions, type RunningServe, type ServedSnapshot } from './serve/index.js';
 export type { FilterValuesInput, MirrorConfig, RedactionInput, ResourceRedactionInput, SyncSettings, SyncSettingsInput } from './config/public.js';

@@ -34,7 +34,7 @@ export const scheduleCommand: CommandDefinition = {
     const timezone = stringFlag(parsed, 'timezone') ?? config.schedule.timezone;
     if (timezone !== undefined) checkTimezone(timezone);
     if (!config.baseUrl) throw new ConfigError('no service URL: pass --base-url URL, set INVENTORY_BASE_URL, or set baseUrl in config/mirror.json');
-    const job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, token: syncToken(parsed, io, config, output), source: config.baseUrl });
+    const job = syncJob(parsed, io, config, { baseUrl: config.baseUrl, ...syncToken(parsed, io, config, output), source: config.baseUrl });
     await preflight(job);
 
     const controller = new AbortController();

@@ -11,15 +11,17 @@ import { parseConfig, readConfigFile } from '../config/load.js';
 import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { writeReport } from '../diff/report.js';
-import { AbortedError, ConfigError, MirrorError, PushError, UsageError } from '../errors.js';
+import { AbortedError, ConfigError, LockedError, MirrorError, PushError, SkippedError, TokenRejectedError, UsageError } from '../errors.js';
 import { checkWorkTree, commitSnapshot } from '../git/git.js';
 import { commitMessage } from '../git/message.js';
 import { alertRun } from '../notify/alert.js';
-import { holdOutput } from '../publish/output.js';
+import { holdOutputWaiting } from '../publish/wait-lock.js';
+import { parseMaxAge } from '../state/freshness.js';
 import { loadPrivateKey } from '../sign/keys.js';
 import { writeMetrics } from '../state/metrics.js';
 import { runSync, type SyncRun } from '../sync/index.js';
 import { runRecord, type SyncResult } from '../sync/result.js';
+import { countChanges } from '../diff/engine.js';
 import { registerSecret } from '../util/secrets.js';
 import { describeKey } from '../push/location.js';
 import { describePush, pushJob, runPush, type PushJob } from './push-job.js';
@@ -44,6 +46,8 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   report: { type: 'string', value: 'FILE', description: 'write the JSON diff of this run (ids added, removed, changed per resource) to FILE, also when nothing changed' },
   'warnings-file': { type: 'string', value: 'FILE', description: 'write every data-quality finding to FILE, one JSON object per line' },
   push: { type: 'string', value: 's3://BUCKET[/PREFIX]', description: 'after each publish, push the snapshot to object storage (config push.to; endpoint and the rest from config push); a failed push exits 3 and keeps the local snapshot' },
+  'metrics-label': { type: 'string', value: 'NAME', description: 'add mirror="NAME" to every sample of --metrics-file, to tell two mirrors on one host apart' },
+  'wait-lock': { type: 'string', value: 'DURATION', description: 'when another run holds the output folder, wait up to DURATION (e.g. 30s, 10m; units s, m, h) for it; then skip this run: exit 75, recorded as skipped' },
   'metrics-file': { type: 'string', value: 'FILE', description: 'write the run in Prometheus text format to FILE (for node_exporter\'s textfile collector), also when it fails' },
   ...OUTPUT_OPTIONS,
 };
@@ -57,10 +61,15 @@ interface SyncJob {
   /** Absolute paths. */
   report: string | undefined;
   metricsFile: string | undefined;
+  metricsLabel: string | undefined;
+  /** Milliseconds to wait for another run's lock (--wait-lock); 0: fail at once. */
+  waitLockMs: number;
   /** How the service is named in the summary. */
   source: string;
   /** Object storage to push to after each publish. */
   push: PushJob | undefined;
+  /** Where the token came from, for the message when the service rejects it. */
+  tokenFrom: string | undefined;
 }
 
 /** The config with the flags of a sync laid over it, parsed once. */
@@ -93,17 +102,17 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   );
 }
 
-/** The token, read once from the flag's file, the environment or the config's file; registered as a secret. */
-export function syncToken(parsed: ParsedArgs, io: CommandIo, config: Config, output: Output): string {
+/** The token, read once from the flag's file, the environment or the config's file, and where it came from; registered as a secret. */
+export function syncToken(parsed: ParsedArgs, io: CommandIo, config: Config, output: Output): { token: string; tokenFrom: string } {
   const resolved = resolveToken({ flagFile: stringFlag(parsed, 'token-file'), configFile: config.tokenFile, env: io.env, cwd: io.cwd, envVar: 'INVENTORY_API_TOKEN', envFileVar: 'INVENTORY_API_TOKEN_FILE' });
   if (!resolved) throw new ConfigError('no API token: set INVENTORY_API_TOKEN, or name a file holding it with INVENTORY_API_TOKEN_FILE or --token-file');
   for (const warning of resolved.warnings) output.warn(warning);
   registerSecret(resolved.token);
-  return resolved.token;
+  return { token: resolved.token, tokenFrom: resolved.from };
 }
 
 /** Builds the job of a sync against `baseUrl` with `token` (both settled by the caller). */
-export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, service: { baseUrl: string; token: string; source: string }): SyncJob {
+export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, service: { baseUrl: string; token: string; tokenFrom?: string; source: string }): SyncJob {
   const keyFile = pathFlag(parsed, 'sign-key', io);
   return {
     options: {
@@ -126,9 +135,22 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
     notify: config.notify,
     report: pathFlag(parsed, 'report', io),
     metricsFile: pathFlag(parsed, 'metrics-file', io),
+    metricsLabel: stringFlag(parsed, 'metrics-label'),
+    waitLockMs: waitLock(stringFlag(parsed, 'wait-lock')),
     source: service.source,
     push: pushJob(config.push, { to: stringFlag(parsed, 'push') }, '--push'),
+    tokenFrom: service.tokenFrom,
   };
+}
+
+/** --wait-lock DURATION in milliseconds (0 when absent). */
+function waitLock(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  try {
+    return parseMaxAge(raw);
+  } catch {
+    throw new UsageError(`--wait-lock: expected a positive number and a unit s, m, h or d (e.g. 10m), got ${JSON.stringify(raw)}`);
+  }
 }
 
 /** Checks made before anything is fetched: with git commits on, the output folder must be in a work tree. */
@@ -144,7 +166,7 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
   const started = new Date();
   let result: SyncResult | undefined;
   try {
-    const held = await holdOutput(job.options.out, 'sync');
+    const held = await holdOutputWaiting(job.options.out, 'sync', job.waitLockMs, { signal, onWait: (message) => output.info(message) });
     if (held.lock.warning) output.warn(held.lock.warning);
     let published = false;
     try {
@@ -161,7 +183,9 @@ export async function runSyncJob(job: SyncJob, output: Output, signal?: AbortSig
     } finally {
       await held.release(published);
     }
-  } catch (error) {
+  } catch (caught) {
+    // The domain says "the token"; the command line knows which file or variable that was.
+    const error = caught instanceof TokenRejectedError && job.tokenFrom ? new TokenRejectedError(caught.path, caught.status ?? 401, job.tokenFrom) : caught;
     await afterRun(job, output, started, result, error);
     throw error;
   }
@@ -180,23 +204,47 @@ async function pushAfterPublish(push: PushJob, out: string, output: Output): Pro
   }
 }
 
+/**
+ * A run that failed before its job could start (a usage or configuration error, exit 2) is a
+ * failed run too: the metrics file says so, or monitoring would go on reading the last success.
+ */
+export async function recordEarlyFailure(parsed: ParsedArgs, io: CommandIo, output: Output): Promise<void> {
+  let file: string | undefined;
+  try {
+    file = pathFlag(parsed, 'metrics-file', io);
+  } catch {
+    return;
+  }
+  if (!file) return;
+  try {
+    await writeMetrics(file, { at: new Date(), durationMs: 0, status: 'failed', mirror: stringFlag(parsed, 'metrics-label') });
+  } catch (problem) {
+    output.warn(problem instanceof MirrorError ? problem.message : String(problem));
+  }
+}
+
 /** The metrics file and the webhook of a finished run; their own failures are warnings only. */
 async function afterRun(job: SyncJob, output: Output, started: Date, result: SyncResult | undefined, error: unknown): Promise<void> {
   const end = new Date();
   const failed = error !== undefined;
+  // Another run held the folder: this one did nothing, which is not a failure of the mirror.
+  const skipped = error instanceof LockedError || error instanceof SkippedError;
   if (job.metricsFile) {
     try {
       await writeMetrics(job.metricsFile, {
         at: end,
         durationMs: end.getTime() - started.getTime(),
-        status: failed || !result ? 'failed' : result.status,
-        ...(result && !failed ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings } : {}),
+        status: skipped ? 'skipped' : failed || !result ? 'failed' : result.status,
+        mirror: job.metricsLabel,
+        ...(result && !failed
+          ? { records: result.records, requests: result.requests, notModified: result.notModified, overloadAnswers: result.overloadAnswers, concurrency: result.concurrency, findings: result.findings, retries: result.retries, throttleCuts: result.throttle.cuts, changes: countChanges(result.changes) }
+          : {}),
       });
     } catch (problem) {
       output.warn(problem instanceof MirrorError ? problem.message : String(problem));
     }
   }
-  if (error instanceof AbortedError) return;
+  if (error instanceof AbortedError || skipped) return;
   const record = failed ? runRecord(started, end, { error: error instanceof Error ? error.message : String(error) }) : runRecord(started, end, { result: result! });
   const problem = await alertRun(job.notify, job.options.out, record, failed ? undefined : result);
   if (problem) output.warn(problem);

@@ -64,6 +64,7 @@ export const upstreamCommand: CommandDefinition = {
       value: 'N',
       description: `requests served at once (default unlimited); others queue, and beyond ${QUEUE_PER_WORKER} waiting per worker get 503 with Retry-After: 1`,
     },
+    'rate-limit': { type: 'string', value: 'N', description: 'a rate limiter in front of the service: above N requests within any one second, 429 with Retry-After: 1 (default none)' },
     'no-control': { type: 'boolean', description: `turn off the control endpoint; without this flag, clients on this machine may use it, with no token:${CONTROL_HELP}` },
   },
   async run(parsed, io) {
@@ -76,6 +77,7 @@ export const upstreamCommand: CommandDefinition = {
     const profile = profileFlag(parsed);
     const latencyMs = intFlag(parsed, 'latency-ms', 0, 600_000) ?? 0;
     const workers = intFlag(parsed, 'workers', 1, 100_000);
+    const rateLimit = intFlag(parsed, 'rate-limit', 1, 1_000_000);
 
     const host = stringFlag(parsed, 'host') ?? '127.0.0.1';
     const upstream = await startUpstream({
@@ -89,6 +91,7 @@ export const upstreamCommand: CommandDefinition = {
       profile,
       latencyMs,
       workers,
+      rateLimit,
       control: !parsed.values['no-control'],
     }).catch((error: NodeJS.ErrnoException) => {
       // A port taken or not allowed is the user's to change, not a bug.

@@ -20,10 +20,12 @@ interface TokenSource {
 interface ResolvedToken {
   token: string;
   warnings: string[];
+  /** Where it came from, for messages: `the token file /etc/x (--token-file)`. */
+  from: string;
 }
 
 /** Reads a token file: trims the final newline, refuses an empty file, warns when others can read it. */
-function readTokenFile(file: string, cwd: string): ResolvedToken {
+function readTokenFile(file: string, cwd: string, setting: string): ResolvedToken {
   const path = resolve(cwd, file);
   const warnings: string[] = [];
   let text: string;
@@ -33,7 +35,7 @@ function readTokenFile(file: string, cwd: string): ResolvedToken {
   } catch (error) {
     throw new ConfigError(`cannot read token file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  return { token: checkToken(text.replace(/\r?\n$/, ''), `token file ${path}`), warnings };
+  return { token: checkToken(text.replace(/\r?\n$/, ''), `token file ${path}`), warnings, from: `the token file ${path} (${setting})` };
 }
 
 function checkToken(token: string, source: string): string {
@@ -45,11 +47,11 @@ function checkToken(token: string, source: string): string {
 
 /** Resolves the token or returns undefined when no source is set. */
 export function resolveToken(source: TokenSource): ResolvedToken | undefined {
-  if (source.flagFile) return readTokenFile(source.flagFile, source.cwd);
+  if (source.flagFile) return readTokenFile(source.flagFile, source.cwd, '--token-file');
   const direct = source.env[source.envVar];
-  if (direct !== undefined && direct !== '') return { token: checkToken(direct, source.envVar), warnings: [] };
+  if (direct !== undefined && direct !== '') return { token: checkToken(direct, source.envVar), warnings: [], from: `the token in ${source.envVar}` };
   const envFile = source.envFileVar ? source.env[source.envFileVar] : undefined;
-  if (envFile) return readTokenFile(envFile, source.cwd);
-  if (source.configFile) return readTokenFile(source.configFile, source.cwd);
+  if (envFile) return readTokenFile(envFile, source.cwd, source.envFileVar!);
+  if (source.configFile) return readTokenFile(source.configFile, source.cwd, 'the config\'s tokenFile');
   return undefined;
 }

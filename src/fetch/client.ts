@@ -1,7 +1,8 @@
 /**
  * The one HTTP client of a sync: a single undici keep-alive pool, a cap on requests in flight
  * that adapts to the service (limit.ts: started low, raised while latency stays flat, cut when it
- * grows or the service says it is overloaded), an optional rate cap, retries with backoff, a
+ * grows or the service says it is overloaded), a pace set by 429 answers (pacer.ts: the refused
+ * request waits its own Retry-After, the others go on), an optional rate cap, retries with backoff, a
  * timeout per request (headers, body inactivity, and a total) and an overall deadline. A body is
  * handed to the caller's reader as it arrives; a reader that finds it unusable (a wrong envelope,
  * a cut body, a login page) makes it a fault of that request, retried like a 503.
@@ -25,6 +26,7 @@ import {
 } from '../errors.js';
 import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
+import { RatePacer, type PaceReport } from './pacer.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 import { shorten } from '../util/secrets.js';
 
@@ -49,6 +51,8 @@ interface ClientOptions {
   onResponse?: () => void;
   /** Called before each retry with the reason, for the log. */
   onRetry?: (path: string, reason: string, delayMs: number) => void;
+  /** Told when the service's 429s set a slower pace of requests. */
+  onPace?: (rate: number, reason: string) => void;
   /** Told when the cap on requests in flight goes down. */
   onConcurrency?: (limit: number, reason: string) => void;
   /** Aborts every request (a shutdown); requests then fail with E_ABORTED. */
@@ -158,6 +162,8 @@ export class Client {
   /** Whether any request got a usable JSON answer: before that, an HTML page means a wrong base URL. */
   #sawJson = false;
   readonly #cap: ConcurrencyLimit;
+  /** The pace a service that answers 429 asks for (a 429 delays only its own request, by its Retry-After). */
+  readonly #pacer = new RatePacer();
   /** No request starts before this time (a Retry-After applies to the whole service). */
   #pausedUntil = 0;
   /** When the next request may start under the rate cap. */
@@ -199,6 +205,11 @@ export class Client {
     return `${this.#origin}${this.#prefix}`;
   }
 
+  /** What the service's 429s did to the pace of requests. */
+  get pace(): PaceReport {
+    return this.#pacer.report();
+  }
+
   /** The range the cap on requests in flight took so far. */
   get concurrency(): { lowest: number; highest: number } {
     return this.#cap.range;
@@ -237,9 +248,11 @@ export class Client {
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
       const received = await this.#limit(async () => {
-        await this.#waitTurn(path);
+        const started = await this.#waitTurn(path);
         since ??= Date.now();
-        return this.#once(path, read, validators, since);
+        const answer = await this.#once(path, read, validators, since);
+        this.#paced(started, answer);
+        return answer;
       });
       const outcome = check ? await this.#checked(path, received, check) : (received as Attempt<T>);
       if (outcome.kind === 'done') {
@@ -259,7 +272,7 @@ export class Client {
       if (budget !== undefined && since !== undefined && Date.now() + delay - since >= budget) {
         throw new RequestFailedError(path, `GET ${path} got no usable answer within ${Math.round(budget / 1000)}s, retries included (sync.requestDeadlineMs), after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}: ${outcome.reason}`, outcome.status === undefined ? {} : { status: outcome.status });
       }
-      if (outcome.retryAfterMs !== undefined) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
+      if (outcome.retryAfterMs !== undefined && outcome.status !== 429) this.#pausedUntil = Math.max(this.#pausedUntil, Date.now() + delay);
       this.stats.retries++;
       const reason = outcome.reason.replace(/\(content type [^)]*\)/, '').trim();
       this.stats.retryReasons.set(reason, (this.stats.retryReasons.get(reason) ?? 0) + 1);
@@ -302,11 +315,11 @@ export class Client {
    * never more than the cap within RATE_SLACK seconds (the start `rate` requests back is that
    * old), however late a timer fires. Waiters that woke together check again; one goes.
    */
-  async #waitTurn(path: string): Promise<void> {
+  async #waitTurn(path: string): Promise<number> {
     const rate = this.#options.maxRequestsPerSecond ?? 0;
     for (;;) {
       const now = Date.now();
-      let ready = this.#pausedUntil;
+      let ready = Math.max(this.#pausedUntil, this.#pacer.readyAt());
       if (rate > 0) ready = Math.max(ready, this.#nextSlot, (this.#starts[this.#startIndex] ?? Number.NEGATIVE_INFINITY) + 1000 * RATE_SLACK);
       if (ready <= now) break;
       try {
@@ -321,6 +334,17 @@ export class Client {
       this.#startIndex = (this.#startIndex + 1) % Math.max(1, Math.floor(rate));
       this.#nextSlot = now + (1000 * RATE_SLACK) / rate;
     }
+    const started = Date.now();
+    this.#pacer.started(started);
+    return started;
+  }
+
+  /** Tells the pacer of an HTTP answer (network faults say nothing about the rate). */
+  #paced(started: number, answer: Attempt<unknown>): void {
+    const status = answer.kind === 'done' ? answer.result.status : answer.status;
+    if (status === undefined) return;
+    const change = this.#pacer.answered(started, status === 429, Date.now(), answer.kind === 'retry' ? answer.retryAfterMs : undefined);
+    if (change) this.#options.onPace?.(change.rate, change.reason);
   }
 
   /** Puts a new cap in force; a lower one is worth a line in the log. */
@@ -390,7 +414,7 @@ export class Client {
     }
     if (isRetryableStatus(statusCode)) {
       await discard();
-      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 429 || statusCode === 503 };
+      return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 503 };
     }
     if (statusCode !== 200) {
       await discard();

@@ -5,7 +5,8 @@
  * the signal. It starts low and doubles while latency stays flat (slow start); then each window of
  * answers that kept every slot busy with latency still flat adds one. A service that begins to
  * queue answers later: at 1.5 times the baseline (the lowest window median seen) the limit holds,
- * at twice the baseline it shrinks by a fifth, and a 429, a 503 or a timeout halves it at once.
+ * at twice the baseline it shrinks by a fifth, and a 503 or a timeout halves it at once (a 429
+ * speaks of the rate, not of how many requests the service can hold: pacer.ts answers it).
  * The baseline is never taken from loaded windows (that would let queueing become the norm and
  * the limit creep up); only when one request at a time is still slow has the service itself got
  * slower, and that latency becomes the baseline. Latency is the time to the response headers: the service's work and queue, not our own

@@ -13,7 +13,7 @@ const GITIGNORE = `# Written by inventory-mirror: run metadata, caches and work 
  * every change, are marked generated (collapsed in review tools) and, where a line diff says
  * nothing a person reads (the manifest's hashes, the page's data scripts), shown without a diff.
  */
-const GITATTRIBUTES = `# Written by inventory-mirror: generated files, folded away in diffs and reviews.\n/${MANIFEST_FILE} -diff linguist-generated\n/${FILTER_INDEX_FILE} linguist-generated\n/${CHANGES_FILE} linguist-generated\n/_browser/** -diff linguist-generated\n/index.html linguist-generated\n`;
+const GITATTRIBUTES = `# Written by inventory-mirror: generated files, folded away in diffs and reviews.\n/${MANIFEST_FILE} -diff linguist-generated\n/${FILTER_INDEX_FILE} linguist-generated\n/${CHANGES_FILE} -diff linguist-generated\n/_browser/** -diff linguist-generated\n/index.html linguist-generated\n`;
 
 /**
  * The files that index the snapshot rather than mirror the service: `_meta/filters.json` (the

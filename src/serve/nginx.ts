@@ -114,7 +114,8 @@ server {
     }
     default_type application/json;
     charset utf-8;
-    charset_types application/json text/html text/css text/javascript;
+    # text/html is always among them: naming it again makes nginx -t warn of a duplicate.
+    charset_types application/json text/css text/javascript;
     etag on;
     gzip on;
     gzip_types application/json text/css text/javascript;
@@ -149,6 +150,31 @@ server {
 `;
 }
 
+/** Characters a query value may carry unescaped (RFC 3986 sub-delims and `:` `@`, less `&` `=` `+`), as the API document writes `site:5418`. */
+const RAW_IN_QUERY = new Set([':', '@', ',', ';', '$', '!', "'", '(', ')', '*', '/', '?']);
+
+/**
+ * The ways a client may write `value` in a query that the service and serve read as it: its
+ * `encodeURIComponent` form, lower-case escapes (`%3a`), `+` for a space (form encoding), and the
+ * characters a query allows left unescaped (`site:5418`). nginx compares the raw request, so each
+ * needs an entry. Pure.
+ */
+export function querySpellings(value: string): string[] {
+  const encoded = encodeURIComponent(value);
+  const raw = encoded.replace(/%[0-9A-F]{2}/g, (escape) => {
+    const char = decodeURIComponent(escape);
+    return RAW_IN_QUERY.has(char) ? char : escape;
+  });
+  const spellings = new Set<string>();
+  for (const form of [encoded, raw]) {
+    spellings.add(form);
+    spellings.add(form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    spellings.add(form.replace(/%20/g, '+'));
+    spellings.add(form.replace(/%20/g, '+').replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  }
+  return [...spellings];
+}
+
 /** An entry of `_meta/filters.json` as the snapshot writes it; anything else is refused. */
 const filterEntrySchema = z.object({ resource: z.enum(RESOURCE_NAMES), param: z.string(), value: z.string(), file: z.string() });
 const filterIndexSchema = z.object({ filters: z.array(z.unknown()) });
@@ -158,7 +184,7 @@ const filterIndexSchema = z.object({ filters: z.array(z.unknown()) });
  * the snapshot's file names. No quote, backslash, `$`, `;`, brace, space or control character, so
  * nothing read from a folder can end a string, expand a variable or add a directive.
  */
-const CONF_SAFE = /^[A-Za-z0-9._~%/?=&!'()*-]+$/;
+const CONF_SAFE = /^[A-Za-z0-9._~%/?=&!'()*:@,+-]+$/;
 
 /** `special` when both its parts are plain (they are made by the snapshot's own rules); a NotSnapshotError naming `where` otherwise. */
 function checked(special: NginxSpecial, where: string): NginxSpecial {
@@ -206,6 +232,12 @@ export async function findSpecials(dir: string): Promise<NginxSpecial[]> {
     }
     const target = filterPath(resource, param, value);
     if (namedFilterFile(resource, encodeURIComponent(param), encodeURIComponent(value)) !== file) specials.push(checked({ target, file }, at));
+    // nginx compares the raw request: each way a query may spell the value that is not the file's own name needs an entry (one nginx could not quote safely is left to serve).
+    const prefix = target.slice(0, target.indexOf('=') + 1);
+    for (const spelling of querySpellings(value)) {
+      if (namedFilterFile(resource, param, spelling) !== file && CONF_SAFE.test(prefix + spelling)) specials.push(checked({ target: prefix + spelling, file }, at));
+    }
   }
-  return specials.sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  const unique = new Map(specials.map((s) => [s.target, s]));
+  return [...unique.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
 }

@@ -10,6 +10,7 @@ import type { FilterValuesInput, RedactionInput, SyncSettingsInput } from '../co
 import { configSchema, type Config } from '../config/schema.js';
 import { AbortedError, ConfigError, MassRemovalError, StrictError } from '../errors.js';
 import { Client } from '../fetch/client.js';
+import { WAITING_ROOM } from '../fetch/pacer.js';
 import { planViews } from '../index/views.js';
 import { silentLog, type Log } from '../log.js';
 import { recover } from '../publish/journal.js';
@@ -94,7 +95,9 @@ function settle(options: SyncRun): Config {
   });
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    throw new ConfigError(`sync options: ${issue.path.join('.')}: ${issue.message}`);
+    // The library's options are named `settings`, not the config file's `sync`.
+    const path = issue.path.map((key, i) => (i === 0 && key === 'sync' ? 'settings' : String(key)));
+    throw new ConfigError(`sync options: ${path.join('.')}: ${issue.message}`);
   }
   return result.data;
 }
@@ -131,6 +134,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     retry: { retries: settings.retries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs },
     onResponse: () => progress.tick(),
     onRetry: (path, reason, delay) => log.detail(scrub(`retrying GET ${path} in ${delay} ms: ${reason}`)),
+    onPace: (rate, reason) => log.detail(`the service throttles us (${reason}): ${rate} requests a second for now`),
     onConcurrency: (limit, reason) => log.detail(`the service is overloaded (${reason}): ${limit} request${limit === 1 ? '' : 's'} in flight at most for now`),
     signal: options.signal,
   });
@@ -176,7 +180,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     next.expect(Math.ceil((RESOURCE_NAMES.length + views.length + listed) * 1.01) + 1024);
 
     // Pull every view and record as planned.
-    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2, report });
+    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
     // Its heap (15-20 MB) is no use to assembling and publishing, where a large sync peaks.
     await records.close();
     progress.done();
@@ -223,6 +227,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
         retryReasons: Object.fromEntries(client.stats.retryReasons),
         concurrency: { configured: settings.concurrency, adaptive: settings.adaptive, ...client.concurrency },
         overloadAnswers: Object.fromEntries(client.stats.overloadAnswers),
+        throttle: client.pace,
         findings: assembled.findings,
         files: fileCounts(pending, next!.entries.size),
         changes: assembled.changes,

@@ -3,6 +3,7 @@
  * the changes it made. Built by pure functions from the run's state; `_meta/last-sync.json` is
  * this record without the long lists.
  */
+import { createHash } from 'node:crypto';
 import type { ChangeSet } from '../diff/change-set.js';
 import { countChanges } from '../diff/engine.js';
 import type { ResourceName } from '../spec/resources.js';
@@ -44,6 +45,8 @@ export interface GroupSummary {
   share: number;
   accepted: boolean;
   examples: { id: string; value?: string }[];
+  /** A digest of the group's ids: groups with the same one concern the same records (a summary folds them into one line). */
+  idsDigest: string;
 }
 
 export interface FindingsSummary {
@@ -53,6 +56,20 @@ export interface FindingsSummary {
   groups: GroupSummary[];
   /** Fields only one rendering (list item or single view) carries, per resource. */
   shape: ShapeFacts;
+}
+
+/** The 429 answers of a sync and the pace they made it keep. */
+export interface ThrottleSummary {
+  /** Answers that were 429, and all answers. */
+  refused: number;
+  answers: number;
+  /** Times the pace was cut; 0: the 429s came scattered, not as a rate limit. */
+  cuts: number;
+  /** The slowest and the last pace, requests a second; undefined when never paced. */
+  lowestRate: number | undefined;
+  rate: number | undefined;
+  /** Milliseconds from the first request to the first 429. */
+  firstRefusedAfterMs: number | undefined;
 }
 
 export interface SyncResult {
@@ -75,6 +92,8 @@ export interface SyncResult {
   concurrency: { configured: number; adaptive: boolean; lowest: number; highest: number };
   /** Answers that said the service is overloaded, by status ("429", "503"). */
   overloadAnswers: Record<string, number>;
+  /** What the service's 429 answers did: how many, and the pace of requests they set (undefined: none set). */
+  throttle: ThrottleSummary;
   findings: FindingsSummary;
   /** Files written (staged and placed), removed and left as they were; for a dry run, that would be. */
   files: FileCounts;
@@ -112,6 +131,7 @@ export function summarizeFindings(groups: readonly FindingGroup[], records: Reco
       share: shareOf(g.ids.length, records[g.resource]),
       accepted: accepted(g),
       examples: g.ids.slice(0, EXAMPLES).map((id) => (g.values.get(id) === undefined ? { id } : { id, value: preview(g.values.get(id)) })),
+      idsDigest: createHash('sha256').update(g.ids.join('\n')).digest('hex').slice(0, 16),
     }))
     .sort((a, b) => b.count - a.count);
   return {
@@ -147,10 +167,9 @@ export function strictProblem(summary: FindingsSummary): StrictProblem | undefin
   return { count, groups: open.length, message, patterns: open.map(patternFor) };
 }
 
-/** The one line that tells how to accept groups of findings. */
+/** The one line that tells how to accept groups of findings: every pattern, so it can be pasted as it is. */
 export function acceptHint(groups: readonly Pick<GroupSummary, 'resource' | 'field' | 'code'>[]): string {
-  const shown = groups.slice(0, 6).map((g) => JSON.stringify(patternFor(g)));
-  return `add ${shown.join(', ')}${groups.length > shown.length ? ` (and ${groups.length - shown.length} more)` : ''} to "quality": {"accept": [...]} in the config (they are still counted and published)`;
+  return `add ${groups.map((g) => JSON.stringify(patternFor(g))).join(', ')} to "quality": {"accept": [...]} in the config (they are still counted and published)`;
 }
 
 /** The record of a run kept in `_meta/last-sync.json`: the result without its long lists. */

@@ -18,6 +18,7 @@ export interface ControlHooks {
   injected(): InjectedReport;
   setFaults(faults: FaultOptions | undefined): void;
   setPacing(pacing: PacingOptions): void;
+  setRateLimit(perSecond: number | undefined): void;
   traffic: Traffic;
 }
 
@@ -30,7 +31,8 @@ export const CONTROL_ENDPOINTS = [
   { method: 'GET', path: '/_control/injected', does: 'the nulls, wrong types, view mismatches and dangling references the data holds, and the fields only one view carries' },
   { method: 'POST', path: '/_control/faults?rate=0.1&kinds=5xx,reset&seed=N', does: 'replaces the fault settings (kinds and seed optional); rate=0 clears them' },
   { method: 'POST', path: '/_control/pacing?latency_ms=20&workers=8', does: 'replaces the mean service time and the workers from now on (either optional: 0 ms, unlimited); a service degrading mid-run' },
-  { method: 'GET', path: '/_control/traffic', does: 'requests since the last reset, the most within any one second, the most held at once, and those refused with 503 (queue full)' },
+  { method: 'POST', path: '/_control/limit?per_second=150', does: 'a rate limiter from now on: above that many requests within any one second, 429 with Retry-After: 1; per_second=0 turns it off' },
+  { method: 'GET', path: '/_control/traffic', does: 'requests since the last reset, the most within any one second, the most held at once, those refused with 503 (queue full) and with 429 (rate limiter)' },
   { method: 'POST', path: '/_control/traffic/reset', does: 'starts those counters again' },
 ] as const;
 
@@ -68,6 +70,7 @@ const count = (min: number) =>
     .transform(Number)
     .refine((n) => n >= min, { error: `expected an integer from ${min} to 999999` });
 const pacingQuery = z.strictObject({ latency_ms: count(0).optional(), workers: count(1).optional() });
+const limitQuery = z.strictObject({ per_second: count(0) });
 const mutateQuery = z.strictObject({ share: fraction.optional(), seed: seed.optional() });
 const faultsQuery = z.strictObject({ rate: fraction, kinds: kinds.optional(), seed: seed.optional() });
 
@@ -112,6 +115,13 @@ export function controlReply(method: string | undefined, url: string, hooks: Con
       const pacing = { latencyMs: query.value.latency_ms, workers: query.value.workers };
       hooks.setPacing(pacing);
       return jsonReply(200, { latencyMs: pacing.latencyMs ?? 0, workers: pacing.workers ?? null });
+    }
+    case '/_control/limit': {
+      const query = parseQuery(limitQuery, search);
+      if (!query.ok) return jsonReply(400, { error: `limit: ${query.error}` });
+      const perSecond = query.value.per_second === 0 ? undefined : query.value.per_second;
+      hooks.setRateLimit(perSecond);
+      return jsonReply(200, { perSecond: perSecond ?? null });
     }
     case '/_control/traffic':
       return jsonReply(200, hooks.traffic.report());

@@ -9,6 +9,7 @@ import { generateDataset, type View } from './data.js';
 import { checkFaultOptions, createFaultPlan, type FaultOptions, type FaultPlan } from './faults.js';
 import type { InjectedReport } from './injected.js';
 import type { MutationReport } from './mutate.js';
+import { checkRateLimit, createRateLimiter } from './limiter.js';
 import { createPacer, type PacingOptions } from './pacing.js';
 import { exactProfile, PROFILES, type ProfileName } from './profile.js';
 import { RealisticProfile } from './realistic.js';
@@ -44,6 +45,8 @@ export interface UpstreamOptions {
   latencyMs?: number;
   /** Requests served at once; the rest queue, and beyond 4 per worker get 503 with Retry-After: 1 (default unlimited). */
   workers?: number;
+  /** A rate limiter in front of the service: above this many requests within any one second, 429 with Retry-After: 1 (default none). */
+  rateLimit?: number;
   /**
    * Keep every rendered body (default false: 96 MiB of single views and 128 MiB of filtered lists,
    * all of them at 20 000 servers, not at 200 000). Memory then grows with the inventory, and a
@@ -64,6 +67,8 @@ export interface Upstream {
   setFaults(faults: FaultOptions | undefined): void;
   /** Replaces the service time and the workers from now on (a service degrading mid-run). */
   setPacing(pacing: PacingOptions): void;
+  /** Replaces the rate limiter's requests a second from now on; undefined turns it off. */
+  setRateLimit(perSecond: number | undefined): void;
   /** Requests received since start, faulted and refused ones included, control requests not. */
   requestCount(): number;
   /** What the service saw since the last reset (`POST /_control/traffic/reset`): busiest second, peak held, refusals. */
@@ -92,6 +97,8 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
   const seed = options.seed ?? 1;
   // Before generating: a bad option should not cost a big inventory's start time.
   const pacer = createPacer(options, seed);
+  checkRateLimit(options.rateLimit);
+  const limiter = createRateLimiter(options.rateLimit);
   const dataset = generateDataset(seed, options.scale ?? 200);
   const store = new Store(dataset, profileName === 'realistic' ? new RealisticProfile(dataset, seed) : exactProfile, options.extraFields ?? false, options.keepRendered);
   let faults: FaultPlan = createFaultPlan(options.faults);
@@ -100,9 +107,10 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
   };
   const overrides = new Map<string, ForcedResponse>();
   const setPacing = (next: PacingOptions): void => pacer.set(next);
+  const setRateLimit = (perSecond: number | undefined): void => limiter.set(perSecond);
   const traffic = createTraffic();
-  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults, setPacing, traffic };
-  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, control, traffic });
+  const control = options.control === false ? undefined : { mutate: store.mutate.bind(store), injected: store.injected.bind(store), setFaults, setPacing, setRateLimit, traffic };
+  const { server, cancelPending, requestCount } = createUpstreamServer({ store, token: options.token, faults: () => faults, overrides, pacer, limiter, control, traffic });
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -127,6 +135,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<Upstream>
       }),
     setFaults,
     setPacing,
+    setRateLimit,
     requestCount,
     traffic: () => traffic.report(),
     counts: () => store.counts(),

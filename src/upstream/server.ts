@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isResourceName, parseEndpoint } from '../spec/resources.js';
 import { controlReply, isControlPath, isLoopback, type ControlHooks } from './control.js';
 import type { FaultDecision, FaultPlan } from './faults.js';
+import type { RateLimiter } from './limiter.js';
 import type { Pacer } from './pacing.js';
 import { JSON_TYPE, jsonReply, type Reply } from './reply.js';
 import type { Store } from './store.js';
@@ -29,6 +30,8 @@ interface HandlerState {
   overrides: ReadonlyMap<string, ForcedResponse>;
   /** Absent: requests are served at once. */
   pacer: Pacer;
+  /** In front of everything else, as a gateway is. */
+  limiter: RateLimiter;
   /** Absent: /_control paths are ordinary unknown paths. */
   control: ControlHooks | undefined;
   traffic: Traffic;
@@ -153,6 +156,10 @@ export function createUpstreamServer(state: HandlerState): { server: Server; can
     requests += 1;
     const answered = state.traffic.arrived(performance.now());
     res.on('close', answered);
+    if (!state.limiter.admit(performance.now())) {
+      state.traffic.throttled();
+      return send(req, res, jsonReply(429, { error: 'too many requests' }, { 'Retry-After': '1' }));
+    }
     if (state.pacer.admit(() => serve(req, res))) return;
     state.traffic.refused();
     send(req, res, jsonReply(503, { error: 'service unavailable: too many requests waiting' }, { 'Retry-After': '1' }));

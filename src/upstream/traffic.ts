@@ -2,7 +2,7 @@
  * What the simulated service saw of its clients, counted by the service itself so that a test or
  * the benchmark can check a client's manners from the other side: requests, the most that arrived
  * within any one second (a rate cap honoured or not), the most in service or waiting at once, and
- * the requests refused with 503 because the queue was full.
+ * the requests refused with 503 because the queue was full or with 429 by the rate limiter.
  */
 
 /** The counters since the last reset. */
@@ -14,12 +14,15 @@ export interface TrafficReport {
   peakInFlight: number;
   /** Requests answered 503 because every worker was busy and the queue full. */
   refused: number;
+  /** Requests answered 429 by the rate limiter (over its requests a second). */
+  throttled: number;
 }
 
 export interface Traffic {
   /** A request arrived at `now` (milliseconds); returns the call to make when it is answered. */
   arrived(now: number): () => void;
   refused(): void;
+  throttled(): void;
   report(): TrafficReport;
   reset(): void;
 }
@@ -31,7 +34,7 @@ export function createTraffic(): Traffic {
   let head: number;
   let inFlight = 0;
   const reset = (): void => {
-    report = { requests: 0, busiestSecond: 0, peakInFlight: inFlight, refused: 0 };
+    report = { requests: 0, busiestSecond: 0, peakInFlight: inFlight, refused: 0, throttled: 0 };
     window = [];
     head = 0;
   };
@@ -57,6 +60,9 @@ export function createTraffic(): Traffic {
     },
     refused() {
       report.refused += 1;
+    },
+    throttled() {
+      report.throttled += 1;
     },
     report: () => ({ ...report }),
     reset,

@@ -90,6 +90,15 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   expect(slow.degraded.verified).toBe(true);
   expect(stdout).toMatch(/slow service: 150 servers, 20 ms a request, 8 workers/);
 
+  // The throttled service: scattered 429s met and counted, a limiter found (a pace set under it); --quick shows, does not judge.
+  const throttled = results.throttled;
+  expect(throttled.judged).toBe(false);
+  expect(throttled.random.throttle.refused).toBeGreaterThan(0);
+  expect(throttled.limited.traffic.throttled).toBeGreaterThan(0);
+  expect(throttled.limited.throttle.cuts).toBeGreaterThan(0);
+  expect(throttled.limited.throttle.lowestRate).toBeLessThanOrEqual(150);
+  expect(stdout).toMatch(/throttled service: 150 servers \(--quick: shown, not judged\)/);
+
   expect(results.options).toMatchObject({ scaling: [150, 300], profile: null });
   // The offline page's load time is left out of a --quick run, saying so.
   expect(results.notes.filter((note: string) => /^offline page/.test(note))).toEqual(['offline page: not measured (--quick)']);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freshnessProblem } from '../../src/state/freshness.js';
 import { LAST_SYNC_FILE } from '../../src/snapshot/paths.js';
 
 import { runCli, startCli } from '../helpers/cli.js';
@@ -142,7 +143,22 @@ describe('schedule (built CLI)', () => {
 });
 
 describe('verify --max-age', () => {
-  it('exits 1 when the last successful sync is older than the limit or missing', async () => {
+  it('an unpacked copy (no run metadata) is judged by when its data last changed, and says so when that is too old', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    expect((await runCli(['sync', '--base-url', verifyUpstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
+    const archive = join(dir, 'snapshot.tar.gz');
+    expect((await runCli(['pack', '--dir', out, '--out', archive])).code).toBe(0);
+    const copy = join(dir, 'copy');
+    expect((await runCli(['unpack', archive, '--dir', copy])).code).toBe(0);
+    const fresh = await runCli(['verify', '--dir', copy, '--max-age', '26h']);
+    expect(fresh.stderr).toBe('');
+    expect(fresh.code).toBe(0);
+    const later = Date.now() + 3 * 86_400_000;
+    expect(await freshnessProblem(copy, 26 * 3_600_000, later)).toMatch(/^no _meta\/last-sync\.json \(a copy\?\), and the snapshot's data last changed 3d 0h ago \(.*, _meta\/changes\.json\), over --max-age 26h 0m$/);
+  });
+
+  it('exits 1 when the last successful sync is older than the limit', async () => {
     const out = join(tempDir(), 'out');
     expect((await runCli(['sync', '--base-url', verifyUpstream.url, '--out', out, '--quiet'], { env })).code).toBe(0);
     expect((await runCli(['verify', '--dir', out, '--max-age', '26h'])).code).toBe(0);
@@ -154,9 +170,8 @@ describe('verify --max-age', () => {
     expect(stale.stderr).toContain('is stale: the last successful sync finished 27h');
     expect((await runCli(['verify', '--dir', out, '--max-age', '2d'])).code).toBe(0);
     rmSync(file);
-    const missing = await runCli(['verify', '--dir', out, '--max-age', '90m']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('no successful sync is recorded');
+    // A copy without run metadata: judged by the snapshot's last change (just now).
+    expect((await runCli(['verify', '--dir', out, '--max-age', '90m'])).code).toBe(0);
     expect((await runCli(['verify', '--dir', out])).code).toBe(0);
     const bad = await runCli(['verify', '--dir', out, '--max-age', '26 hours']);
     expect(bad.code).toBe(2);

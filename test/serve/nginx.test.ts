@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { parseManifest } from '../../src/snapshot/manifest.js';
+import { querySpellings } from '../../src/serve/nginx.js';
 import { hasNginx, startNginx, type RunningNginx } from '../../bench/lib/nginx-process.js';
 import { buildMirror, type Mirror } from './helpers.js';
 
@@ -71,6 +72,27 @@ describe.skipIf(!nginxInstalled)('nginx-conf under a real nginx', () => {
       const res = await fetch(`${base}/servers/${encodeURIComponent(id)}.json`);
       expect(((await res.json()) as { server: { id: string } }).server.id).toBe(id);
     }
+  });
+
+  it('answers every precomputed view however the query writes its value: raw `:`, `+` for a space, lower- and upper-case escapes, configured values included', async () => {
+    const index = JSON.parse(readFileSync(join(mirror.dir, '_meta', 'filters.json'), 'utf8')) as { filters: { resource: string; param: string; value: string; file: string }[] };
+    const configured = index.filters.filter((view) => ['by_location', 'by_maintainer', 'by_serial_number', 'by_fullmodel'].includes(view.param));
+    expect(configured.map((view) => view.value)).toContain(mirror.filters.by_location![0]);
+    const spelled = [...index.filters, { resource: 'servers', param: 'by_fullmodel', value: 'Dell Inc.', file: '' }].filter((view) => view.file !== '');
+    let asked = 0;
+    for (const view of spelled) {
+      for (const spelling of querySpellings(view.value)) {
+        const path = `/${view.resource}.json?${view.param}=${spelling}`;
+        const res = await fetch(base + path);
+        expect(res.status, path).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(mirror.dir, view.file))), path).toBe(true);
+        asked++;
+      }
+    }
+    // site:… written as the API document writes it, and its lower-case escape.
+    const site = mirror.filters.by_location![0]!;
+    for (const path of [`/servers.json?by_location=${site}`, `/servers.json?by_location=${site.replace(':', '%3a')}`]) expect((await fetch(base + path)).status, path).toBe(200);
+    expect(asked).toBeGreaterThan(index.filters.length);
   });
 
   it('refuses what the mirror cannot answer and what is not part of the snapshot', async () => {

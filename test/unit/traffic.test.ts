@@ -10,7 +10,7 @@ describe('the simulator traffic counters', () => {
     traffic.arrived(1000)();
     traffic.arrived(1999)();
     traffic.refused();
-    expect(traffic.report()).toEqual({ requests: 6, busiestSecond: 4, peakInFlight: 4, refused: 1 });
+    expect(traffic.report()).toEqual({ requests: 6, busiestSecond: 4, peakInFlight: 4, refused: 1, throttled: 0 });
     for (let t = 5000; t < 5010; t++) traffic.arrived(t)();
     expect(traffic.report().busiestSecond).toBe(10);
   });
@@ -20,10 +20,10 @@ describe('the simulator traffic counters', () => {
     const held = traffic.arrived(0);
     traffic.arrived(1)();
     traffic.reset();
-    expect(traffic.report()).toEqual({ requests: 0, busiestSecond: 0, peakInFlight: 1, refused: 0 });
+    expect(traffic.report()).toEqual({ requests: 0, busiestSecond: 0, peakInFlight: 1, refused: 0, throttled: 0 });
     held();
     traffic.arrived(5000)();
-    expect(traffic.report()).toEqual({ requests: 1, busiestSecond: 1, peakInFlight: 1, refused: 0 });
+    expect(traffic.report()).toEqual({ requests: 1, busiestSecond: 1, peakInFlight: 1, refused: 0, throttled: 0 });
   });
 
   it('stays correct over many seconds of arrivals (the window is trimmed, not lost)', () => {

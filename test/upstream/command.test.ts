@@ -87,7 +87,7 @@ describe('upstream command', () => {
   it('lists its options in --help', async () => {
     const io = captureIo();
     expect(await main(['upstream', '--help'], io)).toBe(0);
-    for (const flag of ['--port', '--token', '--seed', '--scale', '--extra-fields', '--fault-rate', '--fault-kinds', '--fault-slow-ms', '--fail-path', '--profile', '--latency-ms', '--workers', '--no-control']) {
+    for (const flag of ['--port', '--token', '--seed', '--scale', '--extra-fields', '--fault-rate', '--fault-kinds', '--fault-slow-ms', '--fail-path', '--profile', '--latency-ms', '--workers', '--rate-limit', '--no-control']) {
       expect(io.out()).toContain(flag);
     }
     for (const endpoint of ['GET  /_control ', 'POST /_control/mutate?share=', 'GET  /_control/injected', 'POST /_control/faults?rate=', 'POST /_control/pacing?latency_ms=']) expect(io.out()).toContain(endpoint);

@@ -31,7 +31,7 @@ describe('control endpoint over HTTP', () => {
     const res = await control('/_control');
     expect(res.status).toBe(200);
     const { endpoints } = (await res.json()) as { endpoints: { method: string; path: string }[] };
-    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing', 'GET /_control/traffic', 'POST /_control/traffic/reset']);
+    expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing', 'POST /_control/limit', 'GET /_control/traffic', 'POST /_control/traffic/reset']);
     expect(upstream.current.requestCount()).toBe(before);
   });
 
@@ -41,7 +41,7 @@ describe('control endpoint over HTTP', () => {
     const res = await control('/_control/traffic');
     expect(await res.json()).toMatchObject({ requests: 3, busiestSecond: 3, refused: 0 });
     expect((await control('/_control/traffic/reset')).status).toBe(405);
-    expect(await (await control('/_control/traffic/reset', 'POST')).json()).toEqual({ requests: 0, busiestSecond: 0, peakInFlight: 0, refused: 0 });
+    expect(await (await control('/_control/traffic/reset', 'POST')).json()).toEqual({ requests: 0, busiestSecond: 0, peakInFlight: 0, refused: 0, throttled: 0 });
   });
 
   it('POST /_control/mutate applies the same batch as mutate() and answers its report', async () => {
@@ -89,6 +89,27 @@ describe('control endpoint over HTTP', () => {
     }
     expect(await res.json()).toEqual({ latencyMs: 0, workers: null });
     expect(await burst()).toEqual(Array(30).fill(200));
+  });
+
+  it('POST /_control/limit puts a rate limiter in front: 429 with Retry-After: 1 above N a second, counted; per_second=0 removes it', async () => {
+    const burst = async (): Promise<Response[]> => Promise.all(Array.from({ length: 12 }, () => get(upstream.current, '/operating_systems.json')));
+    await control('/_control/traffic/reset', 'POST');
+    let res = await control('/_control/limit?per_second=5', 'POST');
+    expect(await res.json()).toEqual({ perSecond: 5 });
+    try {
+      // Twelve at once: the first five within the second pass, seven are refused.
+      const answers = await burst();
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+      const refused = answers.filter((r) => r.status === 429);
+      expect(refused).toHaveLength(7);
+      for (const r of refused) expect(r.headers.get('retry-after')).toBe('1');
+      expect(await (await control('/_control/traffic')).json()).toMatchObject({ requests: 12, throttled: 7, refused: 0 });
+    } finally {
+      res = await control('/_control/limit?per_second=0', 'POST');
+    }
+    expect(await res.json()).toEqual({ perSecond: null });
+    expect((await burst()).map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect((await control('/_control/limit?per_second=x', 'POST')).status).toBe(400);
   });
 
   it('malformed parameters are a 400 naming the parameter; a wrong method a 405; an unknown endpoint a 404', async () => {
