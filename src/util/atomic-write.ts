@@ -72,6 +72,10 @@ export async function replaceFile(file: string, content: Content, options: Repla
     return digest;
   } catch (error) {
     await fs.rm(temp, { force: true });
+    // The file the caller named, not the temporary name beside it that nobody asked for.
+    const fsError = error as NodeJS.ErrnoException | undefined;
+    if (fsError && typeof fsError.path === 'string' && fsError.path === temp) fsError.path = file;
+    if (fsError && typeof fsError.message === 'string') fsError.message = fsError.message.split(temp).join(file);
     throw error;
   }
 }
