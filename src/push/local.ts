@@ -8,10 +8,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { NotSnapshotError, VerifyError } from '../errors.js';
-import { sha256 } from '../snapshot/manifest.js';
+import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readManifest } from '../snapshot/manifest-read.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
-import { isSafeRelative } from '../util/relative-path.js';
 import { isPushed, type LocalFile } from './plan.js';
 import { MULTIPART_BYTES } from './target.js';
 
@@ -27,10 +26,15 @@ export interface LocalSnapshot {
 /** Reads `dir`'s manifest; a NotSnapshotError when there is none or it names a path outside the folder. */
 export async function readLocal(dir: string): Promise<LocalSnapshot> {
   const manifest = await readManifest(dir);
-  if (!manifest) throw new NotSnapshotError(`${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+  if (!manifest) {
+    // A manifest that is there but not ours says why (a path outside the snapshot's form, say).
+    const bytes = await readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
+    const fault = bytes && manifestFault(bytes);
+    throw new NotSnapshotError(fault ? `${dir}/${MANIFEST_FILE}: ${fault}; run sync into the folder again` : `${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+  }
   const files: LocalFile[] = [];
+  // Every path passed the snapshot's path rule as the manifest was read.
   for (const [i, path] of manifest.table.entries()) {
-    if (!isSafeRelative(path)) throw new NotSnapshotError(`${dir}/${MANIFEST_FILE} lists ${JSON.stringify(path)}, which is not a path inside the folder; run sync again`);
     if (isPushed(path)) files.push({ path, sha256: manifest.table.sha256(i), size: manifest.table.fileSize(i) });
   }
   const meta: LocalFile[] = [{ path: MANIFEST_FILE, sha256: manifest.sha256, size: (await stat(join(dir, MANIFEST_FILE))).size }];

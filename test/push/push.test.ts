@@ -297,7 +297,7 @@ describe('push', () => {
     writeFileSync(join(damaged, MANIFEST_FILE), hostile);
     const refused = await push(s3, damaged);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/lists "\.\.\/\.\.\/outside\.json", which is not a path inside the folder/);
+    expect(refused.stderr).toMatch(/manifest\.json: "\.\.\/\.\.\/outside\.json" is not a path of a snapshot/);
   });
 });
 

@@ -221,7 +221,7 @@ describe('a full disk during a re-sync (degraded; issue 31 point 4)', () => {
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/\.journal\.json\.\d+\.[0-9a-f]+\.tmp cannot be written: no space left on its device/);
+    expect(result.stderr).toMatch(/\.inventory-mirror\/journal\.json cannot be written: no space left on its device/);
     expect(await treeState(out)).toEqual(before);
   });
 });

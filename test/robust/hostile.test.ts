@@ -197,7 +197,7 @@ describe('filesystem failures are one line, never "a bug"', () => {
     });
     expect(result.stderr).not.toMatch(/internal error/);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/\.journal\.json\.\d+\.[0-9a-f]+\.tmp cannot be written: no space left on its device/);
+    expect(result.stderr).toMatch(/\.inventory-mirror\/journal\.json cannot be written: no space left on its device/);
     expect(existsSync(join(out, '.inventory-mirror'))).toBe(false);
     expect(await treeState(out)).toEqual(before);
   });
