@@ -6,7 +6,7 @@ import { el, view } from './dom.js';
 import { bucketOf } from './bucket.js';
 import { fmt } from './format.js';
 import { mergeChunks } from './table-data.js';
-import type { Cell, History, LinkRows, PageData, RecordBody, Ref, Table, TableChunk } from './types.js';
+import type { Cell, History, LinkRows, PageData, RecordBody, Ref, SearchChunk, Table, TableChunk } from './types.js';
 
 function loadScript(src: string, onError: (src: string) => void): void {
   const s = el('script', null, { src });
@@ -34,7 +34,7 @@ export class Store {
   readonly #bucketWait = new Map<string, ((records: Record<string, RecordBody>) => void)[]>();
   /** Single table chunks a record page asked for, and the search chunks, by `resource/chunk`. */
   readonly #oneChunk = new Once<TableChunk>();
-  readonly #search = new Once<TableChunk>();
+  readonly #search = new Once<SearchChunk>();
   readonly #links = new Once<Map<string, Map<string, Ref[]>>>();
   #history: History | null = null;
   #historyWait: ((h: History) => void)[] | null = null;
@@ -44,7 +44,7 @@ export class Store {
       this.#oneChunk.arrive(`${r}/${n}`, { ids, columns });
       this.#chunk(r, n, { ids, columns });
     };
-    window.IM_SEARCH = (r, n, ids, columns) => this.#search.arrive(`${r}/${n}`, { ids, columns });
+    window.IM_SEARCH = (r, n, ids, fields, texts) => this.#search.arrive(`${r}/${n}`, { ids, fields, texts });
     window.IM_LINKS = (r, n, rows) => this.#links.arrive(`${r}/${n}`, linkMap(rows));
     window.IM_RECORDS = (r, n, records) => {
       const key = `${r}/${n}`;
@@ -137,7 +137,7 @@ export class Store {
   }
 
   /** Calls `onChunk` with each search chunk of `r` as it arrives, in any order. */
-  withSearchChunks(r: string, onChunk: (chunk: TableChunk, index: number) => void): void {
+  withSearchChunks(r: string, onChunk: (chunk: SearchChunk, index: number) => void): void {
     for (let c = 0; c < this.data.resources[r]!.chunks; c++) {
       const key = `${r}/${c}`;
       this.#search.want(key, (chunk) => onChunk(chunk, c), () => loadScript(`_browser/search/${key}.js`, failed));
