@@ -3,7 +3,8 @@
  * searched fields the chunk has, and per row one text: those fields' values in that order, joined
  * by U+0001 (a list's entries by ", ", as the page shows them; a missing value empty). The page
  * tests a term against one string per row, with no table to merge, and splits a row's text only
- * for the hits it shows, to say which field matched.
+ * for the hits it shows, to say which field matched. Built, kept and fingerprinted with its table
+ * chunk (index.ts): a change of this format bumps TABLE_FORMAT in table.ts.
  */
 import type { ResourceName } from '../spec/resources.js';
 import { BROWSER_DIR } from './data.js';
