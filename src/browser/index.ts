@@ -20,6 +20,8 @@ import type { Quality } from '../validate/quality.js';
 import { APP_CSS, INDEX_HTML } from './assets.js';
 import { pageScript } from './bundle.js';
 import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, type ResourceSummary } from './data.js';
+import { backLinks, bucketLinks, decodeTableScript, linksFile, linksScript, type DecodedChunk, type Ref } from './links.js';
+import { searchFile, searchScript } from './search-index.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, viewColumn, withViewFacts, type Cell, type ViewFacts } from './table.js';
 
@@ -48,6 +50,7 @@ export async function browserFiles({ writer, quality, changes, records, initial,
   const facts = await viewFacts(writer);
   for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
   await writer.put(DATA_FILE, Buffer.from(dataScript(summaries, quality)));
+  await writeLinks(writer, summaries);
   await writeHistory(writer, { changes, records, initial, at });
 }
 
@@ -103,7 +106,7 @@ async function writeTables(writer: NextSnapshot, resource: ResourceName, facts: 
   const dirty: { chunk: number; fingerprint: string }[] = [];
   for (let c = 0; c < chunks; c++) {
     const fingerprint = chunkFingerprint([chunks, buckets], members[c]!.map((i) => [ids[i]!, digests[i]!, recordHash(ids[i]!), factKey(ids[i]!)]));
-    const files = [tableFile(resource, c), ...bucketsOf(c).map((b) => bucketFile(resource, b))];
+    const files = [tableFile(resource, c), searchFile(resource, c), ...bucketsOf(c).map((b) => bucketFile(resource, b))];
     const same = (await publishedFingerprint(writer, files[0]!)) === fingerprint && files.every((f) => writer.previous!.has(f));
     if (same && files.every((f) => writer.keep(f))) continue;
     dirty.push({ chunk: c, fingerprint });
@@ -156,7 +159,40 @@ async function writeChunk(writer: NextSnapshot, resource: ResourceName, input: C
     rows.push(withViewFacts(tableRow(item, single), facts));
   }
   await writer.put(tableFile(resource, input.chunk), Buffer.from(tableScript(resource, input.chunk, input.fingerprint, toColumns(ids, rows))), { replace: true });
+  await writer.put(searchFile(resource, input.chunk), Buffer.from(searchScript(resource, input.chunk, ids, rows)), { replace: true });
   for (const [b, records] of details) await writer.put(bucketFile(resource, b), Buffer.from(bucketScript(resource, b, records)), { replace: true });
+}
+
+/** A resource's table chunks as this snapshot holds them (just written or kept). */
+async function readChunks(writer: NextSnapshot, resource: ResourceName, chunks: number): Promise<DecodedChunk[]> {
+  const out: DecodedChunk[] = [];
+  for (let c = 0; c < chunks; c++) {
+    const chunk = decodeTableScript((await writer.read(tableFile(resource, c)))?.toString('utf8') ?? '');
+    if (chunk) out.push(chunk);
+  }
+  return out;
+}
+
+/**
+ * The record pages' back links, one file per detail bucket of servers, applications and appservers:
+ * from the servers list and the other tables' chunks, never the whole servers table. Every bucket
+ * is put, empty or not, so the page finds each one; unchanged ones are not rewritten.
+ */
+async function writeLinks(writer: NextSnapshot, summaries: Record<ResourceName, ResourceSummary>): Promise<void> {
+  const servers: Ref[] = [];
+  await forEachItem(writer.readStream(listFile('servers'))!, 'servers', (element) => {
+    const item = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
+    servers.push([String(item.id), typeof item.name === 'string' ? item.name : String(item.id)]);
+  });
+  const links = backLinks({
+    servers,
+    applications: await readChunks(writer, 'applications', summaries.applications.chunks),
+    appservers: await readChunks(writer, 'appservers', summaries.appservers.chunks),
+    databases: await readChunks(writer, 'databases', summaries.databases.chunks),
+  });
+  for (const resource of ['servers', 'applications', 'appservers'] as const) {
+    for (const [b, bucket] of bucketLinks(links[resource], summaries[resource].buckets).entries()) await writer.put(linksFile(resource, b), Buffer.from(linksScript(resource, b, bucket)), { replace: true });
+  }
 }
 
 /** The ids of a list file, read one item at a time (undefined when the snapshot lacks the file). */

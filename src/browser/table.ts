@@ -13,7 +13,7 @@ import { BROWSER_DIR, bucketOf } from './data.js';
 /** About at most this many rows per table chunk: few scripts to load, each small enough to rewrite. */
 const ROWS_PER_CHUNK = 4096;
 /** Bumped when what a chunk holds changes shape, so every chunk is built again. */
-const TABLE_FORMAT = 3;
+const TABLE_FORMAT = 4;
 
 export const tableFile = (resource: ResourceName, chunk: number): string => `${BROWSER_DIR}/tables/${resource}/${chunk}.js`;
 
@@ -61,21 +61,28 @@ export function tableRow(item: Record<string, unknown> | undefined, single: Reco
         row[`${key}.id`] = value.map((v) => v.id);
         for (const [sub, values] of subStrings(value)) row[`${key}.${sub}`] = values;
       } else if (value.every((v) => typeof v === 'string')) row[key] = [...value];
-      else row[key] = value.length;
+      else {
+        row[key] = value.length;
+        // Records without ids (an application's instances) still name things: `application_instances.servers`.
+        if (value.every(isPlainObject)) for (const [sub, values] of subStrings(value)) row[`${key}.${sub}`] = values;
+      }
     }
   }
   return row;
 }
 
-/** Per text field of a list of records (other than id and name), its distinct values in order. */
+/** Per text field (or list of texts) of a list of records, other than id and name, its distinct values in order. */
 function subStrings(records: readonly Record<string, unknown>[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of records) {
     for (const [sub, v] of Object.entries(r)) {
-      if (sub === 'id' || sub === 'name' || typeof v !== 'string' || v === '') continue;
-      const list = out.get(sub);
-      if (!list) out.set(sub, [v]);
-      else if (!list.includes(v)) list.push(v);
+      if (sub === 'id' || sub === 'name') continue;
+      for (const text of typeof v === 'string' ? [v] : Array.isArray(v) ? v : []) {
+        if (typeof text !== 'string' || text === '') continue;
+        const list = out.get(sub);
+        if (!list) out.set(sub, [text]);
+        else if (!list.includes(text)) list.push(text);
+      }
     }
   }
   return out;

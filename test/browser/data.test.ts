@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { emptyChangeSet } from '../../src/diff/engine.js';
 import { bucketCount, bucketOf, dataScript } from '../../src/browser/data.js';
 import { addHistoryEntry, historyEntry, historyScript, parseHistoryScript } from '../../src/browser/history.js';
+import { backLinks, bucketLinks, decodeTableScript, linksScript } from '../../src/browser/links.js';
+import { searchScript } from '../../src/browser/search-index.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, systemFacts, tableChunkCount, tableRow, tableScript, toColumns, viewColumn, withViewFacts } from '../../src/browser/table.js';
 
 /** Runs a page script with the page's callback stubbed, returning what it was called with. */
@@ -206,5 +208,41 @@ describe('data.js', () => {
     new Function('window', script)(window);
     expect(window.IM_DATA!.resources.servers).toEqual({ singular: 'server', count: 2, chunks: 1, buckets: 1 });
     expect(window.IM_DATA!.quality.findings.map((f) => f.code)).toEqual(['missing', 'null']);
+  });
+});
+
+describe('back links and the search index', () => {
+  const chunk = (resource: 'applications' | 'appservers' | 'databases', rows: [string, Record<string, unknown>][]) =>
+    decodeTableScript(tableScript(resource, 0, 'f', toColumns(rows.map(([id]) => id), rows.map(([, single]) => tableRow(undefined, single)))))!;
+
+  it('a server gets the applications whose instances name it, the appservers on it and the databases it hosts; an application and an appserver their servers', () => {
+    const servers: [string, string][] = [['1', 'web-1'], ['2', 'db-1'], ['3', 'twin'], ['4', 'twin']];
+    const links = backLinks({
+      servers,
+      applications: [chunk('applications', [['a1', { name: 'billing', application_instances: [{ name: 'billing-prd', servers: ['web-1', 'twin', 'gone'] }] }]])],
+      appservers: [chunk('appservers', [['x1', { name: 'tomcat-1', server_id: '1' }], ['x2', { name: 'orphan', server_id: '99' }]])],
+      databases: [chunk('databases', [['d1', { name: 'pg', servers: [{ id: '2', name: 'db-1' }] }]])],
+    });
+    const plain = (m: Map<string, Map<string, [string, string][]>>) => Object.fromEntries([...m].map(([id, kinds]) => [id, Object.fromEntries(kinds)]));
+    expect(plain(links.servers)).toEqual({
+      '1': { applications: [['a1', 'billing']], appservers: [['x1', 'tomcat-1']] },
+      '2': { databases: [['d1', 'pg']] },
+      '3': { applications: [['a1', 'billing']] },
+      '4': { applications: [['a1', 'billing']] },
+    });
+    expect(plain(links.applications)).toEqual({ a1: { servers: [['1', 'web-1'], ['3', 'twin'], ['4', 'twin']] } });
+    expect(plain(links.appservers)).toEqual({ x1: { servers: [['1', 'web-1']] } });
+    // Split by the detail buckets' hash, sorted by id in each script: the same links, the same bytes.
+    const buckets = bucketLinks(links.servers, 2);
+    expect(buckets.reduce((n, b) => n + b.size, 0)).toBe(4);
+    for (const [b, bucket] of buckets.entries()) for (const id of bucket.keys()) expect(bucketOf(id, 2)).toBe(b);
+    const [[, , rows]] = run(linksScript('servers', 0, links.servers), 'IM_LINKS') as [[string, number, [string, unknown][]]];
+    expect(rows.map(([id]) => id)).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('the search index holds, per row, the searched fields only, in one text', () => {
+    const rows = [tableRow(undefined, { name: 'web-1', ip: '10.0.0.1', memory_GB: 8, dns: null }), tableRow(undefined, { ip: '10.0.0.2', memory_GB: 16, server_names: ['a', 'b'] })];
+    const [call] = run(searchScript('servers', 3, ['1', '2'], rows), 'IM_SEARCH');
+    expect(call).toEqual(['servers', 3, ['1', '2'], ['name', 'ip', 'server_names'], ['web-1\u000110.0.0.1\u0001', '2\u000110.0.0.2\u0001a, b']]);
   });
 });

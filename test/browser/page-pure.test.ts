@@ -9,6 +9,7 @@ import { csvField, exportName, neutralise, toCsv, toJson } from '../../src/brows
 import { chipText, parseFilters, passes, withFilter, withoutFilter } from '../../src/browser/page/filters.js';
 import { connectedAppservers, databaseKeys, urlHost } from '../../src/browser/page/links.js';
 import { descendants, osTree } from '../../src/browser/page/os-tree.js';
+import { searchHits } from '../../src/browser/page/search-hits.js';
 import { matching, mergeChunks } from '../../src/browser/page/table-data.js';
 import type { History } from '../../src/browser/page/types.js';
 import { bucketOf as pageBucketOf } from '../../src/browser/page/bucket.js';
@@ -173,5 +174,16 @@ describe('links and changes', () => {
 
   it('the page finds a record bucket as the sync made it', () => {
     for (const id of ['1', 'web-01', '__proto__', 'Zürich', '😀']) expect(pageBucketOf(id, 64)).toBe(bucketOf(id, 64));
+  });
+});
+
+describe('the search over an index chunk', () => {
+  const chunk = { ids: ['1', '2', '3'], fields: ['name', 'ip', 'dns'], texts: ['Web-1\u000110.0.0.1\u0001web-1.example.net', 'db-1\u000110.0.0.2\u0001', 'web-2\u0001\u0001WEB-2.example.net'] };
+
+  it('counts every row holding the term in any field, case-insensitively, and details the first few with the fields that matched', () => {
+    expect(searchHits(chunk, 'web', 1)).toEqual({ count: 2, hits: [{ id: '1', name: 'Web-1', extra: 'dns web-1.example.net' }] });
+    expect(searchHits(chunk, '10.0.0.2', 10)).toEqual({ count: 1, hits: [{ id: '2', name: 'db-1', extra: 'ip 10.0.0.2' }] });
+    // A term never spans two fields.
+    expect(searchHits(chunk, '1 10', 10).count).toBe(0);
   });
 });

@@ -168,9 +168,9 @@ describe('fields only the data carries (issue 29, break 6)', () => {
     const redact = parseConfig({ redact: { servers: { drop: ['ip', 'ipaddress'] } } }, 'test').redact;
     const out = tempDir();
     await syncInto(realistic, out, { redact, browser: true });
-    // Every file that holds servers: lists, records, views, and the page's tables and buckets of them.
+    // Every file that holds servers: lists, records, views, and the page's tables, buckets, search index and links of them.
     const { listFiles } = await import('../../src/verify/verify.js');
-    const files = (await listFiles(out)).filter((path) => /^servers[./]|^_browser\/(tables|records)\/servers\//.test(path));
+    const files = (await listFiles(out)).filter((path) => /^servers[./]|^_browser\/(tables|records|search|links)\/servers\//.test(path));
     expect(files.length).toBeGreaterThan(20);
     const bytes = files.map((path) => readFileSync(join(out, path), 'utf8')).join('\n');
     for (const ip of ips) expect(bytes).not.toContain(ip);

@@ -6,7 +6,7 @@ import { el, view } from './dom.js';
 import { bucketOf } from './bucket.js';
 import { fmt } from './format.js';
 import { mergeChunks } from './table-data.js';
-import type { History, PageData, RecordBody, Table, TableChunk } from './types.js';
+import type { Cell, History, LinkRows, PageData, RecordBody, Ref, SearchChunk, Table, TableChunk } from './types.js';
 
 function loadScript(src: string, onError: (src: string) => void): void {
   const s = el('script', null, { src });
@@ -32,11 +32,20 @@ export class Store {
   readonly #pending = new Map<string, Pending>();
   readonly #buckets = new Map<string, Record<string, RecordBody>>();
   readonly #bucketWait = new Map<string, ((records: Record<string, RecordBody>) => void)[]>();
+  /** Single table chunks a record page asked for, and the search chunks, by `resource/chunk`. */
+  readonly #oneChunk = new Once<TableChunk>();
+  readonly #search = new Once<SearchChunk>();
+  readonly #links = new Once<Map<string, Map<string, Ref[]>>>();
   #history: History | null = null;
   #historyWait: ((h: History) => void)[] | null = null;
 
   constructor(readonly data: PageData) {
-    window.IM_TABLE = (r, n, ids, columns) => this.#chunk(r, n, { ids, columns });
+    window.IM_TABLE = (r, n, ids, columns) => {
+      this.#oneChunk.arrive(`${r}/${n}`, { ids, columns });
+      this.#chunk(r, n, { ids, columns });
+    };
+    window.IM_SEARCH = (r, n, ids, fields, texts) => this.#search.arrive(`${r}/${n}`, { ids, fields, texts });
+    window.IM_LINKS = (r, n, rows) => this.#links.arrive(`${r}/${n}`, linkMap(rows));
     window.IM_RECORDS = (r, n, records) => {
       const key = `${r}/${n}`;
       this.#buckets.set(key, records);
@@ -115,6 +124,32 @@ export class Store {
     });
   }
 
+  /**
+   * Calls `cb` with a reader of a record's row (null where it has no cell): from the whole table
+   * when loaded, else from the one chunk that holds it, whatever the table's size.
+   */
+  withRow(r: string, id: string, cb: (cell: (col: string) => Cell) => void): void {
+    const T = this.tables.get(r);
+    const i = T?.pos.get(id);
+    if (T) return cb((col) => (i === undefined ? null : (T.cols.get(col)?.[i] ?? null)));
+    const key = `${r}/${bucketOf(id, this.data.resources[r]!.chunks)}`;
+    this.#oneChunk.want(key, (chunk) => cb(rowReader(chunk, id)), () => loadScript(`_browser/tables/${key}.js`, failed));
+  }
+
+  /** Calls `onChunk` with each search chunk of `r` as it arrives, in any order. */
+  withSearchChunks(r: string, onChunk: (chunk: SearchChunk, index: number) => void): void {
+    for (let c = 0; c < this.data.resources[r]!.chunks; c++) {
+      const key = `${r}/${c}`;
+      this.#search.want(key, (chunk) => onChunk(chunk, c), () => loadScript(`_browser/search/${key}.js`, failed));
+    }
+  }
+
+  /** Calls `cb` with the records linked back to a record (servers, applications, appservers), by kind. */
+  withLinks(r: string, id: string, cb: (links: Map<string, Ref[]>) => void): void {
+    const key = `${r}/${bucketOf(id, this.data.resources[r]!.buckets)}`;
+    this.#links.want(key, (all) => cb(all.get(id) ?? new Map()), () => loadScript(`_browser/links/${key}.js`, failed));
+  }
+
   /** Calls `cb` with the change history (empty when the snapshot has none). */
   withHistory(cb: (h: History) => void): void {
     if (this.#history) return cb(this.#history);
@@ -125,4 +160,43 @@ export class Store {
     this.#historyWait = [cb];
     loadScript('_browser/history.js', () => window.IM_HISTORY!({ entries: [] }));
   }
+}
+
+/** A links bucket in Maps: no id or kind reaches a prototype. */
+const linkMap = (rows: LinkRows): Map<string, Map<string, Ref[]>> => new Map(rows.map(([id, kinds]) => [id, new Map(kinds)]));
+
+/** Scripts loaded once by key: callers wait for the value the script hands over. */
+class Once<T> {
+  readonly #values = new Map<string, T>();
+  readonly #waiting = new Map<string, ((value: T) => void)[]>();
+
+  /** Calls `cb` with the value of `key`, running `load` when no one asked for it before. */
+  want(key: string, cb: (value: T) => void, load: () => void): void {
+    const value = this.#values.get(key);
+    if (value !== undefined) return cb(value);
+    const waiting = this.#waiting.get(key);
+    if (waiting) return void waiting.push(cb);
+    this.#waiting.set(key, [cb]);
+    load();
+  }
+
+  arrive(key: string, value: T): void {
+    const waiting = this.#waiting.get(key);
+    // A whole-table load brings chunks no one asked for one by one: those are not kept twice.
+    if (!waiting) return;
+    this.#values.set(key, value);
+    this.#waiting.delete(key);
+    for (const cb of waiting) cb(value);
+  }
+}
+
+/** One row of a chunk, read by column name (null where the row or the column is absent). */
+function rowReader(chunk: TableChunk, id: string): (col: string) => Cell {
+  const i = chunk.ids.indexOf(id);
+  const columns = new Map(chunk.columns.map((c) => [c[0], c]));
+  return (col) => {
+    const c = i < 0 ? undefined : columns.get(col);
+    if (!c) return null;
+    return (c.length === 3 ? c[2][c[1][i]!] : c[1][i]) ?? null;
+  };
 }

@@ -38,11 +38,11 @@ export const TARGET = new Map<string, ResourceName>([
   ['server_name', 'servers'],
 ]);
 
-/** What each record page needs besides its own table, to list the records linked to it. */
-export const RELATED_TABLES: Record<ResourceName, readonly ResourceName[]> = {
-  servers: ['servers', 'operating_systems', 'appservers', 'databases'],
+/**
+ * The whole tables an operating system's or a database's page needs to list the records linked to
+ * it; servers, applications and appservers read theirs from the sync's links buckets instead.
+ */
+export const RELATED_TABLES: Partial<Record<ResourceName, readonly ResourceName[]>> = {
   operating_systems: ['operating_systems', 'servers'],
-  appservers: ['appservers', 'servers', 'databases'],
   databases: ['databases', 'servers', 'appservers'],
-  applications: ['applications'],
 };

@@ -2,13 +2,13 @@
  * A resource's table in memory (pure): chunks merged into columns, search text, the rows a view's
  * filters keep, in its sort order.
  */
+import { SEARCHED } from '../search-fields.js';
 import { parseFilters, passes } from './filters.js';
 import { fmt } from './format.js';
 import { descendants, type OsTree } from './os-tree.js';
 import type { Cell, Table, TableChunk } from './types.js';
 
-/** Fields the search looks in, where a table has them. */
-export const SEARCHED = ['name', 'ip', 'dns', 'description', 'vip', 'host_alias', 'hypervisor_name', 'server_name', 'server_names', 'instances.listen_address', 'instances.host_alias', 'dbconn_server', 'dbconn_url', 'dbconn_db', 'dbconn_user'];
+export { SEARCHED };
 
 /** One table from its chunks; a row without a column holds null there. */
 export function mergeChunks(r: string, chunks: readonly TableChunk[]): Table {

@@ -78,3 +78,15 @@ export interface History {
 
 /** A record's single view as its detail bucket holds it. */
 export type RecordBody = Record<string, unknown>;
+
+/** A linked record: id and name. */
+export type Ref = [string, string];
+/** A links bucket as the sync writes it: per record, per kind of link, the records linked. */
+export type LinkRows = [string, [string, Ref[]][]][];
+
+/** A search index chunk: ids, the fields searched, per row their values joined by U+0001 (name first). */
+export interface SearchChunk {
+  ids: string[];
+  fields: string[];
+  texts: string[];
+}

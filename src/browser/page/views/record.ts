@@ -7,7 +7,7 @@ import type { Store } from '../loader.js';
 import { descendants, osTree } from '../os-tree.js';
 import { RELATED_TABLES, TARGET } from '../resources.js';
 import { cells } from '../table-data.js';
-import type { RecordBody, Table } from '../types.js';
+import type { Cell, RecordBody, Ref } from '../types.js';
 import type { ResourceName } from '../../../spec/resources.js';
 import { recordHistory } from './history.js';
 
@@ -78,32 +78,46 @@ function linkList(store: Store, title: string, r: string, ids: readonly string[]
   return s;
 }
 
-const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
-
-/** The rows of `T` whose `col` holds `id` (a cell that is an id, or a list of ids). */
-function rowsNaming(T: Table | undefined, col: string, id: string): string[] {
-  if (!T) return [];
-  const c = cells(T, col);
-  const out: string[] = [];
-  for (let k = 0; k < T.n; k++) {
-    const v = c[k];
-    if (v === id || (Array.isArray(v) && v.includes(id))) out.push(T.ids[k]!);
-  }
-  return out;
+/** A list of linked records whose names the sync wrote beside their ids: no table needed. */
+function refList(title: string, r: string, refs: readonly Ref[], more?: string | null): HTMLElement {
+  const s = el('section', null, { class: 'links' });
+  s.appendChild(el('h3', `${title} (${refs.length})`));
+  const ul = s.appendChild(el('ul', null, { class: 'results' }));
+  for (const [id, name] of refs.slice(0, LINKS_SHOWN)) ul.appendChild(el('li')).appendChild(el('a', name || id, { href: href(r, id) }));
+  if (refs.length === 0) ul.appendChild(el('li', 'none', { class: 'muted' }));
+  if (more && refs.length > 0) ul.appendChild(el('li')).appendChild(el('a', refs.length > LINKS_SHOWN ? `all ${refs.length} in the table →` : 'as a table →', { href: more }));
+  return s;
 }
 
-/** The linked records that the tables alone tell. */
+/**
+ * The links of a server, an application or an appserver: from its links bucket and its own table
+ * chunk, a few hundred records and a few thousand rows whatever the inventory's size.
+ */
+function linkedSections(r: string, links: Map<string, Ref[]>, cell: (col: string) => Cell): HTMLElement[] {
+  const of = (kind: string): Ref[] => links.get(kind) ?? [];
+  if (r === 'servers') {
+    const os = cell('operating_system.id');
+    const apps = of('appservers');
+    return [
+      refList('Operating system', 'operating_systems', Array.isArray(os) && os[0] !== undefined ? [[os[0], fmt(cell('operating_system')) || os[0]]] : []),
+      refList('Applications on this server', 'applications', of('applications')),
+      refList('Appservers on this server', 'appservers', apps, apps.length ? `#/appservers?f.server_name=${encodeURIComponent(fmt(cell('name')))}` : null),
+      refList('Databases on this server', 'databases', of('databases')),
+    ];
+  }
+  if (r === 'applications') return [refList('Servers of its instances', 'servers', of('servers'))];
+  return [refList('Server', 'servers', of('servers'))];
+}
+
+/** Resources whose record pages read their links from links buckets. */
+const LINKED = new Set(['servers', 'applications', 'appservers']);
+
+const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
+
+/** The linked records that whole tables tell: an operating system's servers and descendants, a database's servers. */
 function related(store: Store, r: string, id: string, i: number): HTMLElement[] {
   const out: HTMLElement[] = [];
   const T = store.tables.get(r)!;
-  const A = store.tables.get('appservers');
-  if (r === 'servers') {
-    const os = T.cols.get('operating_system.id')?.[i];
-    if (Array.isArray(os)) out.push(linkList(store, 'Operating system', 'operating_systems', os));
-    const apps = rowsNaming(A, 'server_id', id);
-    out.push(linkList(store, 'Appservers on this server', 'appservers', apps, apps.length ? `#/appservers?f.server_name=${encodeURIComponent(fmt(T.cols.get('name')![i]))}` : null));
-    out.push(linkList(store, 'Databases on this server', 'databases', rowsNaming(store.tables.get('databases'), 'servers.id', id)));
-  }
   if (r === 'operating_systems') {
     const tree = osTree(T);
     const set = descendants(tree, id);
@@ -118,10 +132,6 @@ function related(store: Store, r: string, id: string, i: number): HTMLElement[] 
     }
     out.push(linkList(store, 'Servers on it or on a descendant', 'servers', on, `#/servers?f.operating_system=${encodeURIComponent(id)}`));
     out.push(linkList(store, 'Descendant systems', 'operating_systems', tree.children.get(id) ?? []));
-  }
-  if (r === 'appservers') {
-    const sid = T.cols.get('server_id')?.[i];
-    out.push(linkList(store, 'Server', 'servers', typeof sid === 'string' && sid ? [sid] : []));
   }
   if (r === 'databases') {
     const ids = T.cols.get('servers.id')?.[i];
@@ -181,6 +191,17 @@ function drawRecord(ctx: Ctx, r: string, id: string, record: RecordBody | undefi
   const pending = right.appendChild(el('p', 'loading links…', { class: 'muted' }));
   const history = right.appendChild(recordHistory(store, r, id));
   document.title = `${name} · Inventory mirror`;
+  if (LINKED.has(r)) {
+    store.withLinks(r, id, (links) =>
+      store.withRow(r, id, (cell) => {
+        if (!isCurrent(ctx)) return;
+        pending.remove();
+        for (const s of linkedSections(r, links, cell)) right.insertBefore(s, history);
+        ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
+      }),
+    );
+    return;
+  }
   store.withTables(RELATED_TABLES[r as ResourceName] ?? [r], () => {
     if (!isCurrent(ctx)) return;
     pending.remove();
