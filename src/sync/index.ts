@@ -17,7 +17,8 @@ import { recover } from '../publish/journal.js';
 import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
 import { pendingOf, publish, stageManifest } from '../publish/publish.js';
-import { undocumentedFields } from '../redact/policy.js';
+import { undocumentedFields, valueFields } from '../redact/policy.js';
+import { maskValuesInSnapshot } from './mask-values.js';
 import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
@@ -185,6 +186,10 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     await records.close();
     progress.done();
     stopped();
+    if (valueFields(config.redact).length) {
+      const masked = await maskValuesInSnapshot(next, valueFields(config.redact));
+      log.detail(`redact.values: ${masked.values} value${masked.values === 1 ? '' : 's'} of ${valueFields(config.redact).join(', ')} masked wherever they appear (${masked.files} file${masked.files === 1 ? '' : 's'} held some)`);
+    }
 
     // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
     const carried = planned.carry ? previous!.quality : undefined;
