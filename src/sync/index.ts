@@ -18,7 +18,7 @@ import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
 import { pendingOf, publish, stageManifest } from '../publish/publish.js';
 import { undocumentedFields, valueFields } from '../redact/policy.js';
-import { maskValuesInSnapshot } from './mask-values.js';
+import { maskFindingValues, maskValuesInSnapshot } from './mask-values.js';
 import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
@@ -186,8 +186,8 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     await records.close();
     progress.done();
     stopped();
-    if (valueFields(config.redact).length) {
-      const masked = await maskValuesInSnapshot(next, valueFields(config.redact));
+    const masked = valueFields(config.redact).length ? await maskValuesInSnapshot(next, valueFields(config.redact)) : undefined;
+    if (masked) {
       log.detail(`redact.values: ${masked.values} value${masked.values === 1 ? '' : 's'} of ${valueFields(config.redact).join(', ')} masked wherever they appear (${masked.files} file${masked.files === 1 ? '' : 's'} held some)`);
     }
 
@@ -200,7 +200,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
       files: next.entries,
       views,
-      groups: findings.groups(),
+      groups: masked ? maskFindingValues(findings.groups(), masked.mask) : findings.groups(),
       shape: shapeFacts(shapesWithCarried(pulled.shapes, carried, lists, pulled)),
       changes: await describeChanges(next),
       policy: { redact: config.redact, massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval, strict: settings.strict, accept: config.quality.accept, changesKeep: config.changes.keep },

@@ -7,13 +7,16 @@
  */
 import { decodeJson, encodeJson } from '../json/encode.js';
 import type { NextSnapshot } from '../publish/next.js';
+import type { FindingGroup } from '../validate/findings.js';
 import { collectValues, maskValues, ValueSet } from '../redact/values.js';
 import { META_DIR } from '../snapshot/paths.js';
 
-/** What a pass did: the values gathered and the files rewritten. */
+/** What a pass did: the values gathered and the files rewritten, and the masking to apply to what is built from them. */
 export interface ValueMaskReport {
   values: number;
   files: number;
+  /** A value (a finding's, say) masked as the files were. */
+  mask: (value: unknown) => unknown;
 }
 
 /** Masks the values of `fields` in every data file of `next`. */
@@ -31,5 +34,13 @@ export async function maskValuesInSnapshot(next: NextSnapshot, fields: readonly 
     await next.put(path, encodeJson(masked), { replace: true, validators: next.entries.validators(i) });
     files++;
   }
-  return { values: values.size, files };
+  return { values: values.size, files, mask: (value) => maskValues(value, named, values) };
+}
+
+/**
+ * Findings quote values (a wrong type, a list item that differs from its record): those go into
+ * the quality report, the change history, the page and the run record, so they are masked too.
+ */
+export function maskFindingValues(groups: FindingGroup[], mask: (value: unknown) => unknown): FindingGroup[] {
+  return groups.map((group) => (group.values.size === 0 ? group : { ...group, values: new Map([...group.values].map(([id, value]) => [id, mask(value)])) }));
 }

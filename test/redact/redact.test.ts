@@ -221,6 +221,8 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
     const apps = (await upstreamGet(realistic, '/appservers.json')).body as { appservers: Record<string, unknown>[] };
     const app = apps.appservers[0]!;
     realistic.putRecord('appservers', { ...app, id: app.id as string, description: `talks to jdbc:postgresql://${ips[0]}:5432/app` });
+    // A finding quotes a value of the wrong type: the quality report, the page and the run record carry it.
+    realistic.putRecord('applications', { id: 'w1', name: 'warned', description: [`runs on ${ips[1]}`] });
 
     const plain = tempDir();
     await syncInto(realistic, plain);
@@ -230,10 +232,12 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
     const elsewhere = (await listFiles(plain)).filter((path) => /^databases[./]/.test(path)).map((path) => readFileSync(join(plain, path), 'utf8')).join('\n');
     expect(ips.some((ip) => elsewhere.includes(ip))).toBe(true);
     expect(plainBytes).toContain(`jdbc:postgresql://${ips[0]}:5432/app`);
+    expect(readFileSync(join(plain, '_meta/quality.json'), 'utf8')).toContain(ips[1]);
 
     const redact = parseConfig({ redact: { values: { fields: ['ipaddress', 'ip'] } } }, 'test').redact;
     const out = tempDir();
-    await syncInto(realistic, out, { redact, browser: true });
+    const result = await syncInto(realistic, out, { redact, browser: true });
+    expect(JSON.stringify(result)).not.toContain(ips[1]);
     const bytes = await allBytes(out);
     for (const ip of ips) expect(bytes).not.toContain(ip);
     expect(bytes).toContain('jdbc:postgresql://[redacted]:5432/app');
