@@ -249,3 +249,27 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
     for (const ip of ips) expect(await allBytes(out)).not.toContain(ip);
   }, 120_000);
 });
+
+describe('a redacted value left in another field (issue 29, point 6: the check)', () => {
+  it('warns once, naming the resource, the rule and how many records, when a masked value still appears unredacted in the same record', async () => {
+    const local = await (await import('../helpers/upstream.js')).withUpstream({ scale: 20 });
+    const { body } = (await upstreamGet(local, '/servers.json')) as { body: { servers: { id: string }[] } };
+    const ips = ['10.201.7.31', '10.201.7.32'];
+    for (const [n, item] of body.servers.slice(0, 2).entries()) {
+      const server = ((await upstreamGet(local, `/servers/${encodeURIComponent(item.id)}.json`)).body as { server: Record<string, unknown> }).server;
+      local.putRecord('servers', { ...server, id: item.id, ip: ips[n]!, description: `reach it at ${ips[n]!}` });
+    }
+    const run = async (redact: unknown): Promise<string[]> => {
+      const warnings: string[] = [];
+      const log = { warn: (line: string) => warnings.push(line), info: () => undefined, detail: () => undefined };
+      await syncInto(local, tempDir(), { redact: parseConfig({ redact }, 'test').redact, log });
+      return warnings.filter((line) => line.includes('still appears'));
+    };
+    expect(await run({ servers: { mask: ['ip'] } })).toEqual([
+      'redact.servers.mask "ip": its value still appears in another field of 2 servers records; name that field too, or add "ip" to redact.values.fields to mask the value wherever it appears',
+    ]);
+    // Naming the other field too, or masking the value wherever it appears, ends the warning.
+    expect(await run({ servers: { mask: ['ip'], drop: ['description'] } })).toEqual([]);
+    expect(await run({ servers: { mask: ['ip'] }, values: { fields: ['ip'] } })).toEqual([]);
+  }, 120_000);
+});
