@@ -75,7 +75,7 @@ export function collectValues(value: unknown, fields: ReadonlySet<string>, into:
 
 /**
  * `value` with the named fields masked whole (whatever their length) and every value of `values`
- * masked inside every other string; `value` itself when nothing changed.
+ * masked inside every other string but ids; `value` itself when nothing changed.
  */
 export function maskValues(value: unknown, fields: ReadonlySet<string>, values: ValueSet): unknown {
   if (typeof value === 'string') return values.mask(value);
@@ -86,6 +86,8 @@ export function maskValues(value: unknown, fields: ReadonlySet<string>, values: 
   if (!isPlainObject(value)) return value;
   let out: Record<string, unknown> | undefined;
   for (const [key, inner] of Object.entries(value)) {
+    // An id names its record's file and is what references point at: it stays, whatever it holds.
+    if (key === 'id') continue;
     const masked = fields.has(key) && inner !== null && typeof inner !== 'object' ? MASK : maskValues(inner, fields, values);
     if (masked === inner) continue;
     out ??= { ...value };

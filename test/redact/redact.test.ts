@@ -194,6 +194,8 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
       n: 5,
     });
     expect(maskValues({ id: '8', name: 'x' }, new Set(['ip']), values)).toEqual({ id: '8', name: 'x' });
+    // An id names the record's file: it is never rewritten, even when it is one of the values.
+    expect(maskValues({ id: '10.0.0.1', ip: '10.0.0.1', host: { id: '10.0.0.1' } }, new Set(['ip']), values)).toEqual({ id: '10.0.0.1', ip: '[redacted]', host: { id: '10.0.0.1' } });
   });
 
   it('the config names the fields; "id" and unknown keys are refused with the path', () => {
