@@ -62,6 +62,8 @@ export interface RedactionInput {
   operating_systems?: ResourceRedactionInput;
   servers?: ResourceRedactionInput;
   appservers?: ResourceRedactionInput;
+  /** Field names whose values are masked wherever they appear, in any string of any record (`{ fields: ["ipaddress", "ip"] }`). */
+  values?: { fields?: string[] };
 }
 
 type Resolved<T> = { [K in keyof T]-?: Required<NonNullable<T[K]>> };
@@ -78,7 +80,7 @@ export interface MirrorConfig {
   changes: { keep: number };
   schedule: { cron: string; timezone?: string | undefined; runAtStart: boolean };
   notify: { url?: string | undefined; onChange: boolean; timeoutMs: number };
-  redact: { [R in keyof RedactionInput]?: Required<ResourceRedactionInput> };
+  redact: { [R in Exclude<keyof RedactionInput, 'values'>]?: Required<ResourceRedactionInput> } & { values?: { fields: string[] } };
   quality: { accept: string[] };
   browser: { enabled: boolean };
   /** Object storage for `push` and `sync`/`schedule` after each publish (docs/object-storage.md). */

@@ -27,6 +27,7 @@ import {
 import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
 import { RatePacer, type PaceReport } from './pacer.js';
+import { RateWindow } from './rate-window.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 import { shorten } from '../util/secrets.js';
 
@@ -140,12 +141,8 @@ function describeNetworkError(error: unknown): string | undefined {
 
 type Attempt<T> = { kind: 'done'; result: Fetched<T> } | { kind: 'retry'; reason: string; status?: number; retryAfterMs?: number; overload?: boolean };
 
-/**
- * The rate cap aims this much under the cap: the service counts a second by when it got to each
- * request, and a busy service (or network) bunches arrivals; measured on a loaded machine, exactly
- * N per second sent arrived as up to 1.1 N within one of the service's seconds.
- */
-const RATE_SLACK = 1.1;
+/** How often a waiter for an answered place looks again, should it miss the answer. */
+const WINDOW_POLL_MS = 250;
 
 /** How many non-JSON answers (a login page, a proxy's error page) a request gets before any JSON was seen. */
 const HTML_ATTEMPTS_BEFORE_JSON = 3;
@@ -166,11 +163,8 @@ export class Client {
   readonly #pacer = new RatePacer();
   /** No request starts before this time (a Retry-After applies to the whole service). */
   #pausedUntil = 0;
-  /** When the next request may start under the rate cap. */
-  #nextSlot = 0;
-  /** The start times of the last `maxRequestsPerSecond` (at least 1) requests, a ring from #startIndex (the oldest). */
-  readonly #starts: number[] = [];
-  #startIndex = 0;
+  /** The rate cap (`maxRequestsPerSecond`), when there is one. */
+  readonly #rate: RateWindow | undefined;
   /** Bodies being read, with when their request started: a sweep cuts off those past requestDeadlineMs. */
   readonly #reading = new Map<Readable, number>();
   readonly #sweep: NodeJS.Timeout | undefined;
@@ -183,6 +177,7 @@ export class Client {
     this.#pool = new Pool(url.origin, { connections: options.concurrency, keepAliveTimeout: 10_000, pipelining: 1 });
     this.#cap = new ConcurrencyLimit(options.concurrency, options.adaptive);
     this.#limit = pLimit(this.#cap.limit);
+    this.#rate = options.maxRequestsPerSecond ? new RateWindow(options.maxRequestsPerSecond) : undefined;
     this.stats = { requests: 0, retries: 0, bytes: 0, notModified: 0, retryReasons: new Map(), overloadAnswers: new Map() };
     // Every request in flight listens on this one signal.
     setMaxListeners(0, this.#deadline.signal);
@@ -248,11 +243,18 @@ export class Client {
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
       const received = await this.#limit(async () => {
-        const started = await this.#waitTurn(path);
-        since ??= Date.now();
-        const answer = await this.#once(path, read, validators, since);
-        this.#paced(started, answer);
-        return answer;
+        const { started, place } = await this.#waitTurn(path);
+        const answered = (): void => {
+          if (place !== undefined) this.#rate!.answered(place, performance.now());
+        };
+        try {
+          since ??= Date.now();
+          const answer = await this.#once(path, read, validators, since, answered);
+          this.#paced(started, answer);
+          return answer;
+        } finally {
+          answered();
+        }
       });
       const outcome = check ? await this.#checked(path, received, check) : (received as Attempt<T>);
       if (outcome.kind === 'done') {
@@ -311,32 +313,28 @@ export class Client {
   }
 
   /**
-   * Waits for a Retry-After pause and for a turn under the rate cap: evenly spaced starts, and
-   * never more than the cap within RATE_SLACK seconds (the start `rate` requests back is that
-   * old), however late a timer fires. Waiters that woke together check again; one goes.
+   * Waits for a Retry-After pause, the 429 pacer's turn and a place under the rate cap (see
+   * rate-window.ts). Waiters that woke together check again; one goes. Returns when the request
+   * starts and its place under the rate cap, to be given back at its answer.
    */
-  async #waitTurn(path: string): Promise<number> {
-    const rate = this.#options.maxRequestsPerSecond ?? 0;
+  async #waitTurn(path: string): Promise<{ started: number; place: number | undefined }> {
     for (;;) {
-      const now = Date.now();
-      let ready = Math.max(this.#pausedUntil, this.#pacer.readyAt());
-      if (rate > 0) ready = Math.max(ready, this.#nextSlot, (this.#starts[this.#startIndex] ?? Number.NEGATIVE_INFINITY) + 1000 * RATE_SLACK);
-      if (ready <= now) break;
+      const paused = Math.max(this.#pausedUntil, this.#pacer.readyAt()) - Date.now();
+      const capped = (this.#rate?.readyAt() ?? Number.NEGATIVE_INFINITY) - performance.now();
+      const wait = Math.max(paused, capped);
+      if (wait <= 0) break;
       try {
-        await sleep(ready - now, undefined, { signal: this.#deadline.signal });
+        // A place held by a request not yet answered frees at its answer; the timer bounds the wait all the same.
+        if (Number.isFinite(wait)) await sleep(wait, undefined, { signal: this.#deadline.signal });
+        else await Promise.race([this.#rate!.nextAnswer(), sleep(WINDOW_POLL_MS, undefined, { signal: this.#deadline.signal, ref: false })]);
       } catch {
         this.#checkDeadline(path);
       }
     }
-    if (rate > 0) {
-      const now = Date.now();
-      this.#starts[this.#startIndex] = now;
-      this.#startIndex = (this.#startIndex + 1) % Math.max(1, Math.floor(rate));
-      this.#nextSlot = now + (1000 * RATE_SLACK) / rate;
-    }
+    const place = this.#rate?.start(performance.now());
     const started = Date.now();
     this.#pacer.started(started);
-    return started;
+    return { started, place };
   }
 
   /** Tells the pacer of an HTTP answer (network faults say nothing about the rate). */
@@ -363,7 +361,7 @@ export class Client {
   }
 
   /** One attempt; `since`: when the request's first attempt started, which its body's deadline counts from. */
-  async #once<T>(path: string, read: BodyReader<T> | typeof WHOLE, validators: RequestValidators | undefined, since: number): Promise<Attempt<T>> {
+  async #once<T>(path: string, read: BodyReader<T> | typeof WHOLE, validators: RequestValidators | undefined, since: number, answered: () => void): Promise<Attempt<T>> {
     const headers: Record<string, string> = { 'x-api-token': this.#options.token, accept: 'application/json' };
     if (validators?.etag) headers['if-none-match'] = validators.etag;
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
@@ -372,7 +370,10 @@ export class Client {
     let response;
     try {
       response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs, signal: this.#deadline.signal });
+      // The service has the request: its place under the rate cap counts from now.
+      answered();
     } catch (error) {
+      answered();
       this.#checkDeadline(path);
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOTFOUND') throw new RequestFailedError(path, `the host of ${this.displayUrl} is not known (DNS: ENOTFOUND); check the base URL`);

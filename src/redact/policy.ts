@@ -34,14 +34,26 @@ const pathList = z.array(z.string().regex(PATH, 'expected a field path like "dbc
 const resourcePolicy = z.strictObject({ drop: pathList, mask: pathList, maskUrlCredentials: pathList });
 
 export type ResourcePolicy = z.infer<typeof resourcePolicy>;
-export type RedactPolicy = Partial<Record<ResourceName, ResourcePolicy>>;
+
+/**
+ * `values.fields`: field names (at any depth of any resource's records) whose values are masked
+ * wherever they appear, in any string of any record, list or view (see value-mask.ts).
+ */
+const valuesPolicy = z.strictObject({
+  fields: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a field name like "ipaddress"').refine((f) => f !== 'id', '"id" cannot be redacted: it names the record\'s file'))
+    .default([]),
+});
+
+export type ValuesPolicy = z.infer<typeof valuesPolicy>;
+export type RedactPolicy = Partial<Record<ResourceName, ResourcePolicy>> & { values?: ValuesPolicy };
 
 /**
  * The config section: strict; a path may name any field, the spec's or one only the data carries
  * (the real service's list items hold the IP as `ipaddress`), but not one the mirror relies on.
  */
 export const redactSchema = z
-  .strictObject(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, resourcePolicy.optional()])) as Record<ResourceName, z.ZodOptional<typeof resourcePolicy>>)
+  .strictObject({ ...(Object.fromEntries(RESOURCE_NAMES.map((r) => [r, resourcePolicy.optional()])) as Record<ResourceName, z.ZodOptional<typeof resourcePolicy>>), values: valuesPolicy.optional() })
   .superRefine((policy, ctx) => {
     for (const resource of RESOURCE_NAMES) {
       const rules = policy[resource];
@@ -83,7 +95,12 @@ export function undocumentedFields(policy: RedactPolicy | undefined): string[] {
 
 /** Whether the policy changes anything at all. */
 export function isRedacting(policy: RedactPolicy | undefined): policy is RedactPolicy {
-  return policy !== undefined && RESOURCE_NAMES.some((r) => hasRules(policy[r]));
+  return policy !== undefined && (RESOURCE_NAMES.some((r) => hasRules(policy[r])) || valueFields(policy).length > 0);
+}
+
+/** The field names whose values are masked wherever they appear (`values.fields`); none when the policy has no such rule. */
+export function valueFields(policy: RedactPolicy | undefined): string[] {
+  return policy?.values?.fields ?? [];
 }
 
 /** Whether a resource's rules change anything. */
@@ -92,8 +109,8 @@ export function hasRules(rules: ResourcePolicy | undefined): rules is ResourcePo
 }
 
 /** The policy as recorded in the snapshot: resources in spec order, paths sorted, empty lists left out. */
-function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePolicy>> {
-  const out: Record<string, Partial<ResourcePolicy>> = {};
+function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePolicy> | ValuesPolicy> {
+  const out: Record<string, Partial<ResourcePolicy> | ValuesPolicy> = {};
   for (const resource of RESOURCE_NAMES) {
     const rules = policy[resource];
     if (!hasRules(rules)) continue;
@@ -101,6 +118,7 @@ function describePolicy(policy: RedactPolicy): Record<string, Partial<ResourcePo
     for (const op of ['drop', 'mask', 'maskUrlCredentials'] as const) if (rules[op].length) entry[op] = [...rules[op]].sort();
     out[resource] = entry;
   }
+  if (valueFields(policy).length) out.values = { fields: [...valueFields(policy)].sort() };
   return out;
 }
 

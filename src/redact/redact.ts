@@ -86,6 +86,16 @@ function within(value: unknown, segments: Segment[], change: (inner: unknown) =>
   return { ...value, [head.key]: next(inner) };
 }
 
+/** The values a field path names in `value` (several where a segment says `[]`). */
+export function valuesAt(value: unknown, path: string): unknown[] {
+  let found: unknown[] = [value];
+  for (const segment of parsePath(path)) {
+    found = found.flatMap((v) => (isPlainObject(v) && Object.hasOwn(v, segment.key) ? [v[segment.key]] : []));
+    if (segment.each) found = found.flatMap((v) => (Array.isArray(v) ? v : []));
+  }
+  return found;
+}
+
 /** Whether any rule applies to this resource's records, its own or an embedded resource's. */
 export function redacts(resource: ResourceName, policy: RedactPolicy | undefined): boolean {
   return policy !== undefined && (hasRules(policy[resource]) || (EMBEDDED[resource] ?? []).some((inner) => hasRules(policy[inner.resource])));

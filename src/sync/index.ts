@@ -17,7 +17,9 @@ import { recover } from '../publish/journal.js';
 import { NextSnapshot } from '../publish/next.js';
 import { checkForeignFiles, holdOutput, type HeldOutput } from '../publish/output.js';
 import { pendingOf, publish, stageManifest } from '../publish/publish.js';
-import { undocumentedFields } from '../redact/policy.js';
+import { undocumentedFields, valueFields } from '../redact/policy.js';
+import { RedactionLeaks } from '../redact/leaks.js';
+import { maskFindingValues, maskValuesInSnapshot } from './mask-values.js';
 import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
@@ -159,7 +161,8 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
 
     // Pull the lists, then plan every view and record from them and the previous snapshot.
     progress.planned(RESOURCE_NAMES.length);
-    const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, maxRecords: settings.maxRecords };
+    const leaks = new RedactionLeaks();
+    const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, leaks, maxRecords: settings.maxRecords };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
@@ -180,11 +183,16 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     next.expect(Math.ceil((RESOURCE_NAMES.length + views.length + listed) * 1.01) + 1024);
 
     // Pull every view and record as planned.
-    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
+    const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, leaks, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
     // Its heap (15-20 MB) is no use to assembling and publishing, where a large sync peaks.
     await records.close();
     progress.done();
     stopped();
+    for (const warning of leaks.warnings(config.redact)) log.warn(warning);
+    const masked = valueFields(config.redact).length ? await maskValuesInSnapshot(next, valueFields(config.redact)) : undefined;
+    if (masked) {
+      log.detail(`redact.values: ${masked.values} value${masked.values === 1 ? '' : 's'} of ${valueFields(config.redact).join(', ')} masked wherever they appear (${masked.files} file${masked.files === 1 ? '' : 's'} held some)`);
+    }
 
     // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
     const carried = planned.carry ? previous!.quality : undefined;
@@ -195,7 +203,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
       files: next.entries,
       views,
-      groups: findings.groups(),
+      groups: masked ? maskFindingValues(findings.groups(), masked.mask) : findings.groups(),
       shape: shapeFacts(shapesWithCarried(pulled.shapes, carried, lists, pulled)),
       changes: await describeChanges(next),
       policy: { redact: config.redact, massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval, strict: settings.strict, accept: config.quality.accept, changesKeep: config.changes.keep },

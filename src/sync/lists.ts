@@ -16,6 +16,7 @@ import { fetchConditional, sendable } from './conditional.js';
 import { stageEnvelope } from './envelope.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord, redacts } from '../redact/redact.js';
+import { leakedPaths, type RedactionLeaks } from '../redact/leaks.js';
 import { listPath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { decodingFindings } from '../validate/decode.js';
@@ -130,6 +131,8 @@ interface ListContext {
   previous: PublishedSnapshot | undefined;
   next: NextSnapshot;
   redact: RedactPolicy | undefined;
+  /** Counts the records whose redacted value still appears elsewhere in them. */
+  leaks?: RedactionLeaks;
   maxRecords: number;
 }
 
@@ -241,7 +244,9 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
       if (text && summary.takeSent(element, sent!)) return text;
       const item = summary.take(element);
       summary.findings.push(...decodingFindings(resource, item.id, element.bytes, item, element.keys));
-      return { value: redactRecord(resource, item, ctx.redact) };
+      const value = redactRecord(resource, item, ctx.redact);
+      ctx.leaks?.add(resource, leakedPaths(resource, item, value, ctx.redact), item.id);
+      return { value };
     },
     onPublished: (bytes) => summary.published(bytes),
   });

@@ -15,7 +15,7 @@ import { checkFoldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
-import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
+import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
 
 export interface Previous {
@@ -46,7 +46,10 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const i = table.indexOf(REDACTION_FILE);
   const policy = isRedacting(redact) ? sha256(encodeRedaction(redact)) : undefined;
   const samePolicy = (i === undefined ? undefined : table.sha256(i)) === policy;
-  const head = (samePolicy && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
+  // Under redaction by value, a file kept unread (304, or an incremental skip) would hide the
+  // values it holds from this run's gathering, and a value seen only there would stay in the
+  // files that are fetched: every body is fetched again.
+  const head = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   return { snapshot, cached: head !== undefined, head, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 

@@ -15,6 +15,7 @@ import { DamagedFileError, type PublishedSnapshot } from '../snapshot/published.
 import type { Validators } from '../snapshot/table.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { redactRecord, redacts } from '../redact/redact.js';
+import { leakedPaths, type RedactionLeaks } from '../redact/leaks.js';
 import { filterPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { forEachConcurrent, roundRobin } from '../util/concurrent.js';
@@ -37,6 +38,8 @@ interface PullContext {
   /** Checks single records on their thread; the caller closes it. */
   records: RecordChecker;
   redact: RedactPolicy | undefined;
+  /** Counts the records whose redacted value still appears elsewhere in them. */
+  leaks?: RedactionLeaks;
   lists: Record<ResourceName, ListSummary>;
   /** Requests (jobs) started ahead of the client's cap, so file writes overlap the wait for the service. */
   width: number;
@@ -203,6 +206,7 @@ async function applyRecord(resource: ResourceName, n: number, outcome: RecordOut
   // Only what a later step carries findings over for needs remembering.
   if (plan.carry) pulled.reread[resource].add(id);
   for (const finding of checked.findings) ctx.report(finding);
+  ctx.leaks?.add(resource, checked.leaks, id);
   mergeShape(pulled.shapes, resource, checked);
   const digest = list.digests ? list.digests.text(n) : itemDigest(await item());
   const file = recordFile(resource, id);
@@ -254,7 +258,12 @@ async function pullView({ view, validators, recheck }: ViewPlan, ctx: PullContex
       onItem: (element) => {
         const text = reindenter?.run(element.bytes, 2);
         const id = text && reindenter!.text(element.bytes, 0);
-        if (!id) return { value: redactRecord(resource, member(element, `GET ${path}: ${resource}[]`), ctx.redact) };
+        if (!id) {
+          const record = member(element, `GET ${path}: ${resource}[]`);
+          const value = redactRecord(resource, record, ctx.redact);
+          ctx.leaks?.add(resource, leakedPaths(resource, record, value, ctx.redact), record.id);
+          return { value };
+        }
         if (!list.members.has(id)) ctx.report(notInListFinding(resource, id, label));
         return text;
       },

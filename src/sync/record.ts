@@ -8,6 +8,7 @@ import { keyCount, MAX_DEPTH, nestsDeeper, TooDeepError } from '../json/scan.js'
 import { sha256 } from '../snapshot/manifest.js';
 import type { RedactPolicy } from '../redact/policy.js';
 import { isRedacted, redactBody, redactRecord } from '../redact/redact.js';
+import { leakedPaths } from '../redact/leaks.js';
 import { RESOURCES, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
 import { decodingFindings } from '../validate/decode.js';
@@ -31,6 +32,8 @@ export interface CheckedRecord {
   /** Fields only the list item carries, and only the single view. */
   listOnly: string[];
   singleOnly: string[];
+  /** The redaction rules whose value still appears elsewhere in the published record (see redact/leaks.ts). */
+  leaks: string[];
   /** The records its body refers to, unresolved (see index/references.ts). */
   refs: string[];
   /** The file to publish, and its sha256. */
@@ -53,5 +56,5 @@ export function checkPulledRecord(job: RecordJob, redact: RedactPolicy | undefin
   const { findings, shape } = checkRecord(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, redact) });
   findings.push(...decodingFindings(resource, id, received, body, keyCount(received), singular));
   const bytes = encodeJson(redactBody(resource, body, redact));
-  return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], refs: referencesOf(resource, record), bytes, sha256: sha256(bytes) };
+  return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], leaks: leakedPaths(resource, record, published, redact), refs: referencesOf(resource, record), bytes, sha256: sha256(bytes) };
 }

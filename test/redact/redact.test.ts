@@ -176,3 +176,102 @@ describe('fields only the data carries (issue 29, break 6)', () => {
     for (const ip of ips) expect(bytes).not.toContain(ip);
   });
 });
+
+describe('redaction by value (issue 29, point 6: "these values wherever they appear")', () => {
+  it('masks a value inside longer strings, but not inside a longer run of letters and digits', async () => {
+    const { ValueSet, maskValues } = await import('../../src/redact/values.js');
+    const values = new ValueSet();
+    for (const value of ['10.0.0.1', 'db-7.example.org', 'n/a']) values.add(value);
+    const record = { id: '7', ip: 'n/a', url: 'pg://10.0.0.1:5432/x', other: '10.0.0.12', near: 'a10.0.0.1', list: ['see db-7.example.org.', 'n/a'], n: 5 };
+    expect(maskValues(record, new Set(['ip']), values)).toEqual({
+      id: '7',
+      ip: '[redacted]',
+      url: 'pg://[redacted]:5432/x',
+      other: '10.0.0.12',
+      near: 'a10.0.0.1',
+      // "n/a" is too short to be hunted for inside other strings: masked only in its own field.
+      list: ['see [redacted].', 'n/a'],
+      n: 5,
+    });
+    expect(maskValues({ id: '8', name: 'x' }, new Set(['ip']), values)).toEqual({ id: '8', name: 'x' });
+    // An id names the record's file: it is never rewritten, even when it is one of the values.
+    expect(maskValues({ id: '10.0.0.1', ip: '10.0.0.1', host: { id: '10.0.0.1' } }, new Set(['ip']), values)).toEqual({ id: '10.0.0.1', ip: '[redacted]', host: { id: '10.0.0.1' } });
+  });
+
+  it('the config names the fields; "id" and unknown keys are refused with the path', () => {
+    const problem = (redact: unknown): string => {
+      try {
+        parseConfig({ redact }, 'cfg.json');
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'no error';
+    };
+    expect(problem({ values: { fields: ['ipaddress', 'ip'] } })).toBe('no error');
+    expect(problem({ values: { fields: ['id'] } })).toMatch(/^cfg\.json: redact\.values\.fields\[0\]: "id" cannot be redacted/);
+    expect(problem({ values: { field: ['ip'] } })).toMatch(/unknown key redact\.values\.field/);
+    expect(problem({ values: { fields: ['a.b'] } })).toMatch(/redact\.values\.fields\[0\]: expected a field name/);
+  });
+
+  it('every IP of the realistic service is masked in every file, wherever it appears (database listen_address, a URL, the page); a re-sync writes nothing', async () => {
+    const { withUpstream } = await import('../helpers/upstream.js');
+    const realistic = await withUpstream({ scale: 20, profile: 'realistic' });
+    const list = (await upstreamGet(realistic, '/servers.json')).body as { servers: { ipaddress?: string }[] };
+    const ips = list.servers.map((s) => s.ipaddress).filter((ip): ip is string => typeof ip === 'string' && ip.length > 6);
+    expect(ips.length).toBeGreaterThan(0);
+    // An IP inside a string of another resource, which no field rule could name.
+    const apps = (await upstreamGet(realistic, '/appservers.json')).body as { appservers: Record<string, unknown>[] };
+    const app = apps.appservers[0]!;
+    realistic.putRecord('appservers', { ...app, id: app.id as string, description: `talks to jdbc:postgresql://${ips[0]}:5432/app` });
+    // A finding quotes a value of the wrong type: the quality report, the page and the run record carry it.
+    realistic.putRecord('applications', { id: 'w1', name: 'warned', description: [`runs on ${ips[1]}`] });
+
+    const plain = tempDir();
+    await syncInto(realistic, plain);
+    const plainBytes = await allBytes(plain);
+    // The IPs are there beyond the servers' own files (databases' listen_address), else the test proves nothing.
+    const { listFiles } = await import('../../src/verify/verify.js');
+    const elsewhere = (await listFiles(plain)).filter((path) => /^databases[./]/.test(path)).map((path) => readFileSync(join(plain, path), 'utf8')).join('\n');
+    expect(ips.some((ip) => elsewhere.includes(ip))).toBe(true);
+    expect(plainBytes).toContain(`jdbc:postgresql://${ips[0]}:5432/app`);
+    expect(readFileSync(join(plain, '_meta/quality.json'), 'utf8')).toContain(ips[1]);
+
+    const redact = parseConfig({ redact: { values: { fields: ['ipaddress', 'ip'] } } }, 'test').redact;
+    const out = tempDir();
+    const result = await syncInto(realistic, out, { redact, browser: true });
+    expect(JSON.stringify(result)).not.toContain(ips[1]);
+    const bytes = await allBytes(out);
+    for (const ip of ips) expect(bytes).not.toContain(ip);
+    expect(bytes).toContain('jdbc:postgresql://[redacted]:5432/app');
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+    expect(JSON.parse(readFileSync(join(out, REDACTION_FILE), 'utf8'))).toEqual({ format: 1, redacted: { values: { fields: ['ip', 'ipaddress'] } } });
+
+    const again = await syncInto(realistic, out, { redact, browser: true });
+    expect(again.files.written).toBe(0);
+    for (const ip of ips) expect(await allBytes(out)).not.toContain(ip);
+  }, 120_000);
+});
+
+describe('a redacted value left in another field (issue 29, point 6: the check)', () => {
+  it('warns once, naming the resource, the rule and how many records, when a masked value still appears unredacted in the same record', async () => {
+    const local = await (await import('../helpers/upstream.js')).withUpstream({ scale: 20 });
+    const { body } = (await upstreamGet(local, '/servers.json')) as { body: { servers: { id: string }[] } };
+    const ips = ['10.201.7.31', '10.201.7.32'];
+    for (const [n, item] of body.servers.slice(0, 2).entries()) {
+      const server = ((await upstreamGet(local, `/servers/${encodeURIComponent(item.id)}.json`)).body as { server: Record<string, unknown> }).server;
+      local.putRecord('servers', { ...server, id: item.id, ip: ips[n]!, description: `reach it at ${ips[n]!}` });
+    }
+    const run = async (redact: unknown): Promise<string[]> => {
+      const warnings: string[] = [];
+      const log = { warn: (line: string) => warnings.push(line), info: () => undefined, detail: () => undefined };
+      await syncInto(local, tempDir(), { redact: parseConfig({ redact }, 'test').redact, log });
+      return warnings.filter((line) => line.includes('still appears'));
+    };
+    expect(await run({ servers: { mask: ['ip'] } })).toEqual([
+      'redact.servers.mask "ip": its value still appears in another field of 2 servers records; name that field too, or add "ip" to redact.values.fields to mask the value wherever it appears',
+    ]);
+    // Naming the other field too, or masking the value wherever it appears, ends the warning.
+    expect(await run({ servers: { mask: ['ip'], drop: ['description'] } })).toEqual([]);
+    expect(await run({ servers: { mask: ['ip'] }, values: { fields: ['ip'] } })).toEqual([]);
+  }, 120_000);
+});
