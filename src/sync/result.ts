@@ -80,7 +80,7 @@ export interface SyncResult {
   /** The service, without credentials or query. */
   baseUrl: string;
   out: string;
-  records: Record<ResourceName, number>;
+  records: Partial<Record<ResourceName, number>>;
   views: number;
   requests: number;
   retries: number;
@@ -120,7 +120,7 @@ export interface FetchSummary {
 }
 
 /** The aggregate of a run's findings, largest group first, each marked accepted or not. */
-export function summarizeFindings(groups: readonly FindingGroup[], records: Record<ResourceName, number>, accept: readonly string[], shape: ShapeFacts): FindingsSummary {
+export function summarizeFindings(groups: readonly FindingGroup[], records: Partial<Record<ResourceName, number>>, accept: readonly string[], shape: ShapeFacts): FindingsSummary {
   const accepted = acceptor(accept);
   const summaries = groups
     .map((g) => ({
@@ -128,7 +128,7 @@ export function summarizeFindings(groups: readonly FindingGroup[], records: Reco
       field: g.field,
       code: g.code,
       count: g.ids.length,
-      share: shareOf(g.ids.length, records[g.resource]),
+      share: shareOf(g.ids.length, records[g.resource] ?? 0),
       accepted: accepted(g),
       examples: g.ids.slice(0, EXAMPLES).map((id) => (g.values.get(id) === undefined ? { id } : { id, value: preview(g.values.get(id)) })),
       idsDigest: createHash('sha256').update(g.ids.join('\n')).digest('hex').slice(0, 16),
@@ -185,7 +185,7 @@ export interface RunRecord {
   start: string;
   end: string;
   status: 'ok' | 'unchanged' | 'failed';
-  records?: Record<ResourceName, number>;
+  records?: Partial<Record<ResourceName, number>>;
   changes?: Record<ResourceName, { added: number; removed: number; changed: number }>;
   requests?: number;
   notModified?: number;

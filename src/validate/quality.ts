@@ -52,7 +52,7 @@ export function shapeFacts(shapes: ReadonlyMap<ResourceName, Shape>): ShapeFacts
 }
 
 /** The file's content for these findings. */
-export function qualityReport(groups: readonly FindingGroup[], records: Record<ResourceName, number>, shape: ShapeFacts): Quality {
+export function qualityReport(groups: readonly FindingGroup[], records: Partial<Record<ResourceName, number>>, shape: ShapeFacts): Quality {
   return {
     format: 1,
     records: { ...records },
@@ -66,7 +66,7 @@ export function qualityReport(groups: readonly FindingGroup[], records: Record<R
           field: g.field,
           code: g.code,
           count: g.ids.length,
-          share: shareOf(g.ids.length, records[g.resource]),
+          share: shareOf(g.ids.length, records[g.resource] ?? 0),
           ids: g.ids,
           ...(values.length ? { values: Object.fromEntries(values.map((id) => [id, g.values.get(id)])) } : {}),
         };
