@@ -33,6 +33,7 @@ import { assemble } from './assemble.js';
 import { describeChanges } from './changes.js';
 import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
 import { pullList, unchosenList, type ListSummary } from './lists.js';
+import { nameLookup, withNames } from './names.js';
 import { writePage } from './page.js';
 import { fetchSummary, plan, reasonCounts, Reason } from './plan.js';
 import { readPrevious } from './previous.js';
@@ -156,8 +157,10 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     if (!previous) records.startEarly();
     next = await NextSnapshot.open(out, previous?.snapshot);
     const findings = new FindingSet();
+    // Set once the lists are in, before the first finding.
+    let nameOf: ((resource: ResourceName, id: string) => string | undefined) | undefined;
     const report = (finding: Finding): void => {
-      if (findings.add(finding)) warnings?.write(finding);
+      if (findings.add(finding)) warnings?.write(finding, nameOf?.(finding.resource, finding.id));
     };
 
     // Pull the lists, then plan every view and record from them and the previous snapshot.
@@ -165,6 +168,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     progress.planned(chosen.length);
     const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, maxRecords: settings.maxRecords };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
+    if (warnings) nameOf = nameLookup(lists);
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters, chosen);
     const service = displayUrl(options.baseUrl);
@@ -200,7 +204,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
       files: next.entries,
       views,
-      groups: findings.groups(),
+      groups: withNames(findings.groups(), lists),
       shape: shapeFacts(shapesWithCarried(pulled.shapes, carried, lists, pulled)),
       changes: await describeChanges(next),
       resources: chosen,

@@ -18,6 +18,8 @@ const groupSchema = z.strictObject({
   count: z.int().min(1),
   share: z.number(),
   ids: z.array(z.string()),
+  /** Beside `ids`, each record's name ('' for one without); absent when none has one. */
+  names: z.array(z.string()).optional(),
   values: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -61,6 +63,7 @@ export function qualityReport(groups: readonly FindingGroup[], records: Partial<
       .filter((g) => !RUN_ONLY.has(g.code))
       .map((g) => {
         const values = g.ids.filter((id) => g.values.get(id) !== undefined);
+        const names = g.ids.map((id) => g.names?.get(id) ?? '');
         return {
           resource: g.resource,
           field: g.field,
@@ -68,6 +71,7 @@ export function qualityReport(groups: readonly FindingGroup[], records: Partial<
           count: g.ids.length,
           share: shareOf(g.ids.length, records[g.resource] ?? 0),
           ids: g.ids,
+          ...(names.some((name) => name !== '') ? { names } : {}),
           ...(values.length ? { values: Object.fromEntries(values.map((id) => [id, g.values.get(id)])) } : {}),
         };
       }),
