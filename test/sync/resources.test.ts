@@ -64,6 +64,18 @@ describe('choosing resources', () => {
     expect(verified.code).toBe(0);
   });
 
+  it('the command line: --resources, its summary and --metrics-file name only the chosen resources', async () => {
+    const upstream = await withUpstream({ scale: 20 });
+    const dir = tempDir();
+    const metrics = join(dir, 'inventory.prom');
+    const run = await runCli(['sync', '--base-url', upstream.url, '--out', join(dir, 'out'), '--resources', 'operating_systems, servers', '--metrics-file', metrics], { env: { INVENTORY_API_TOKEN: TOKEN } });
+    expect(run.code).toBe(0);
+    const counted = run.stdout.split('\n').flatMap((line) => /^ {2}([a-z_]+) +\d+ records$/.exec(line)?.[1] ?? []);
+    expect(counted).toEqual(['operating_systems', 'servers']);
+    const series = readFileSync(metrics, 'utf8').split('\n').flatMap((line) => /^inventory_mirror_records\{(?:mirror="[^"]*",)?resource="([a-z_]+)"\}/.exec(line)?.[1] ?? []);
+    expect(series).toEqual(['operating_systems', 'servers']);
+  });
+
   it('skips the cross-checks whose other side is not mirrored, never reporting them as findings', async () => {
     const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
