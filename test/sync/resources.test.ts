@@ -93,15 +93,20 @@ describe('choosing resources', () => {
     expect(await resourcesIn(out)).toEqual([...ALL].sort());
 
     // Dropped on purpose: published, its files gone, and no change set calls its records removed.
+    // A server removed at the same time: records were removed, and only mirrored ones count.
+    const servers = (JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string }[] }).servers;
+    upstream.removeRecord('servers', servers.at(-1)!.id);
     const dropped = await syncInto(upstream, out, { settings, resources: ['servers'] });
     expect(dropped.status).toBe('published');
     expect(await resourcesIn(out)).toEqual(['servers']);
     expect(dropped.changes.appservers.removed).toEqual([]);
     const history = JSON.parse(readFileSync(join(out, '_meta/changes.json'), 'utf8')) as { changes: { counts?: Record<string, unknown> }[] };
-    expect(Object.keys(history.changes[0]?.counts ?? {})).toEqual([]);
-    // Incremental on the subset: servers embed their operating system, but one no longer mirrored did not change.
+    expect(history.changes[0]?.counts).toEqual({ servers: { added: 0, removed: 1, changed: 0 } });
+    // Incremental on the subset: servers embed their operating system, but one no longer mirrored
+    // is no change: only what referred to the removed server is fetched again, not every server.
     expect(dropped.fetch).toMatchObject({ mode: 'incremental', fallbacks: [] });
-    expect(dropped.fetch.reasons.cascade).toBe(0);
+    expect(dropped.records.servers).toBe(servers.length - 1);
+    expect(dropped.fetch.reasons.cascade).toBeLessThan(servers.length / 4);
 
     // Unchanged, incremental: one list, the server views, the rolling refresh.
     const quiet = await syncInto(upstream, out, { settings, resources: ['servers'] });
