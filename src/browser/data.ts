@@ -45,12 +45,14 @@ export interface ResourceSummary {
 }
 
 /** `data.js`: what the first screen needs (record counts, file layout, the data-quality findings); tables come later. */
-export function dataScript(summaries: Record<ResourceName, ResourceSummary>, quality: Quality): string {
-  const resources = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { singular: RESOURCES[r].singular, ...summaries[r] }]));
+export function dataScript(summaries: Partial<Record<ResourceName, ResourceSummary>>, quality: Quality): string {
+  // The resources mirrored (config `resources`), in the service's order.
+  const order = RESOURCE_NAMES.filter((r) => summaries[r] !== undefined);
+  const resources = Object.fromEntries(order.map((r) => [r, { singular: RESOURCES[r].singular, ...summaries[r] }]));
   const findings = [...quality.findings]
     .sort((a, b) => b.count - a.count)
     .map((g) => ({ resource: g.resource, field: g.field, code: g.code, meaning: CODE_MEANINGS[g.code], count: g.count, share: g.share, ids: g.ids.slice(0, IDS_PER_FINDING) }));
-  const data = { format: 3, order: RESOURCE_NAMES, resources, quality: { findings, shape: quality.shape } };
+  const data = { format: 3, order, resources, quality: { findings, shape: quality.shape } };
   return `window.IM_DATA=${JSON.stringify(data)};\n`;
 }
 

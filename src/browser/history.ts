@@ -50,7 +50,7 @@ function shown(value: unknown): Value {
 const fieldRow = (f: FieldChange): [string, Value, Value] => [f.path, shown(f.old), shown(f.new)];
 
 /** The entry of one sync: its change set with values, or for a first snapshot the record counts. */
-export function historyEntry(at: string, changes: ChangeSet, records: Record<ResourceName, number>, initial: boolean): BrowserHistoryEntry {
+export function historyEntry(at: string, changes: ChangeSet, records: Partial<Record<ResourceName, number>>, initial: boolean): BrowserHistoryEntry {
   const resources: BrowserHistoryEntry['resources'] = {};
   if (!initial) {
     for (const r of RESOURCE_NAMES) {

@@ -14,7 +14,7 @@ import { decodeJson } from '../json/encode.js';
 import { forEachItem } from '../json/scan.js';
 import { decodeSegment, FILTER_DIR, filterFile, listFile, recordFile } from '../snapshot/paths.js';
 import type { NextSnapshot } from '../publish/next.js';
-import { configuredFilters, RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
+import { configuredFilters, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
 import { APP_CSS, INDEX_HTML } from './assets.js';
@@ -33,25 +33,27 @@ const READS_AT_ONCE = 64;
 
 interface BrowserInput {
   writer: NextSnapshot;
+  /** The resources mirrored (config `resources`): the page has tables for them only. */
+  resources: readonly ResourceName[];
   quality: Quality;
   /** The records added, removed and changed since the previous snapshot, with field values. */
   changes: ChangeSet;
-  records: Record<ResourceName, number>;
+  records: Partial<Record<ResourceName, number>>;
   initial: boolean;
   at: Date;
 }
 
 /** Puts the page's files into the new snapshot. */
-export async function browserFiles({ writer, quality, changes, records, initial, at }: BrowserInput): Promise<void> {
+export async function browserFiles({ writer, resources, quality, changes, records, initial, at }: BrowserInput): Promise<void> {
   await writer.put(BROWSER_INDEX_FILE, Buffer.from(INDEX_HTML));
   await writer.put(`${BROWSER_DIR}/app.css`, Buffer.from(APP_CSS));
   await writer.put(`${BROWSER_DIR}/app.js`, pageScript());
-  const summaries = {} as Record<ResourceName, ResourceSummary>;
+  const summaries: Partial<Record<ResourceName, ResourceSummary>> = {};
   const facts = await viewFacts(writer);
-  for (const resource of RESOURCE_NAMES) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
+  for (const resource of resources) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
   await writer.put(DATA_FILE, Buffer.from(dataScript(summaries, quality)));
   await writeLinks(writer, summaries);
-  await writeHistory(writer, { changes, records, initial, at });
+  await writeHistory(writer, { resources, changes, records, initial, at });
 }
 
 /** The history script: kept as it is when no record changed, else with this sync's entry in front. */
@@ -178,20 +180,25 @@ async function readChunks(writer: NextSnapshot, resource: ResourceName, chunks: 
  * from the servers list and the other tables' chunks, never the whole servers table. Every bucket
  * is put, empty or not, so the page finds each one; unchanged ones are not rewritten.
  */
-async function writeLinks(writer: NextSnapshot, summaries: Record<ResourceName, ResourceSummary>): Promise<void> {
+async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<ResourceName, ResourceSummary>>): Promise<void> {
   const servers: Ref[] = [];
-  await forEachItem(writer.readStream(listFile('servers'))!, 'servers', (element) => {
-    const item = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
-    servers.push([String(item.id), typeof item.name === 'string' ? item.name : String(item.id)]);
-  });
-  const links = backLinks({
-    servers,
-    applications: await readChunks(writer, 'applications', summaries.applications.chunks),
-    appservers: await readChunks(writer, 'appservers', summaries.appservers.chunks),
-    databases: await readChunks(writer, 'databases', summaries.databases.chunks),
-  });
+  // A resource not mirrored (config `resources`) has no list and no tables: nothing links to it.
+  const list = summaries.servers ? writer.readStream(listFile('servers')) : undefined;
+  if (list) {
+    await forEachItem(list, 'servers', (element) => {
+      const item = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
+      servers.push([String(item.id), typeof item.name === 'string' ? item.name : String(item.id)]);
+    });
+  }
+  const rows = async (resource: 'applications' | 'appservers' | 'databases') => {
+    const summary = summaries[resource];
+    return summary ? readChunks(writer, resource, summary.chunks) : [];
+  };
+  const links = backLinks({ servers, applications: await rows('applications'), appservers: await rows('appservers'), databases: await rows('databases') });
   for (const resource of ['servers', 'applications', 'appservers'] as const) {
-    for (const [b, bucket] of bucketLinks(links[resource], summaries[resource].buckets).entries()) await writer.put(linksFile(resource, b), Buffer.from(linksScript(resource, b, bucket)), { replace: true });
+    const summary = summaries[resource];
+    if (!summary) continue;
+    for (const [b, bucket] of bucketLinks(links[resource], summary.buckets).entries()) await writer.put(linksFile(resource, b), Buffer.from(linksScript(resource, b, bucket)), { replace: true });
   }
 }
 

@@ -8,7 +8,7 @@ import type { CommandIo, OptionSpec, ParsedArgs } from '../cli/command.js';
 import { CONFIG_OPTION, intFlag, OUTPUT_OPTIONS, outputFolder, pathFlag, stringFlag } from '../cli/command.js';
 import type { Output } from '../cli/output.js';
 import { parseConfig, readConfigFile } from '../config/load.js';
-import { configSchema, type Config, type NotifySettings } from '../config/schema.js';
+import { configSchema, resourcesSchema, type Config, type NotifySettings } from '../config/schema.js';
 import { resolveToken } from '../config/token.js';
 import { writeReport } from '../diff/report.js';
 import { AbortedError, ConfigError, LockedError, MirrorError, PushError, SkippedError, TokenRejectedError, UsageError } from '../errors.js';
@@ -32,6 +32,7 @@ export const SYNC_OPTIONS: Record<string, OptionSpec> = {
   out: { type: 'string', value: 'DIR', description: 'output folder (env INVENTORY_MIRROR_OUT, config out; default ./output)' },
   'token-file': { type: 'string', value: 'FILE', description: 'file holding the API token (else env INVENTORY_API_TOKEN, INVENTORY_API_TOKEN_FILE, config tokenFile)' },
   config: CONFIG_OPTION,
+  resources: { type: 'string', value: 'LIST', description: 'mirror only these resources, comma-separated, e.g. servers,operating_systems (config resources; default all five); a dropped resource\'s files are removed' },
   concurrency: { type: 'string', value: 'N', description: 'requests in flight at most (config sync.concurrency, default 16); the sync starts lower and adapts to the service\'s latency and overload answers' },
   'fixed-concurrency': { type: 'boolean', description: 'keep exactly --concurrency requests in flight instead of adapting (config sync.adaptive false)' },
   'max-rps': { type: 'string', value: 'N', description: 'requests started per second at most, to spare a shared service (config sync.maxRequestsPerSecond; default no cap)' },
@@ -85,6 +86,7 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
   if (parsed.values.incremental) sync.incremental = true;
   const refreshRuns = intFlag(parsed, 'refresh-runs', 1, 10_000);
   if (refreshRuns !== undefined) sync.refreshRuns = refreshRuns;
+  const resources = resourcesFlag(parsed);
   const flag = stringFlag(parsed, 'base-url');
   const baseUrl = flag ?? io.env.INVENTORY_BASE_URL;
   if (baseUrl !== undefined && !configSchema.shape.baseUrl.safeParse(baseUrl).success) {
@@ -94,12 +96,23 @@ export function syncConfig(parsed: ParsedArgs, io: CommandIo): Config {
     {
       ...raw,
       ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(resources === undefined ? {} : { resources }),
       sync,
       git: { ...(raw.git as object | undefined), ...(parsed.values.git ? { commit: true } : {}) },
       browser: { ...(raw.browser as object | undefined), ...(parsed.values.browser ? { enabled: true } : {}) },
     },
     source,
   );
+}
+
+/** `--resources a,b`: the names, each one the service has, else a UsageError naming it and listing the valid ones. */
+function resourcesFlag(parsed: ParsedArgs): string[] | undefined {
+  const raw = stringFlag(parsed, 'resources');
+  if (raw === undefined) return undefined;
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const check = resourcesSchema.safeParse(names);
+  if (!check.success) throw new UsageError(`--resources ${JSON.stringify(raw)}: ${check.error.issues[0]!.message}`);
+  return names;
 }
 
 /** The token, read once from the flag's file, the environment or the config's file, and where it came from; registered as a secret. */
@@ -119,6 +132,7 @@ export function syncJob(parsed: ParsedArgs, io: CommandIo, config: Config, servi
       baseUrl: service.baseUrl,
       token: service.token,
       out: outputFolder(stringFlag(parsed, 'out'), io, config),
+      resources: config.resources,
       settings: config.sync,
       filters: config.filters,
       redact: config.redact,

@@ -73,6 +73,8 @@ export interface MirrorConfig {
   baseUrl?: string | undefined;
   tokenFile?: string | undefined;
   out: string;
+  /** The resources mirrored, in the service's order (default all five). */
+  resources: ('applications' | 'databases' | 'operating_systems' | 'servers' | 'appservers')[];
   sync: SyncSettings;
   filters: Resolved<FilterValuesInput>;
   serve: { host: string; port: number; caseSensitive: boolean; tokenFile?: string | undefined };

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { redactSchema } from '../redact/policy.js';
-import { configuredFilters, type ConfiguredResource } from '../spec/resources.js';
+import { configuredFilters, isResourceName, RESOURCE_NAMES, type ConfiguredResource, type ResourceName } from '../spec/resources.js';
 import { acceptPatternSchema } from '../validate/accept.js';
 
 const values = z.array(z.string().min(1)).default([]);
@@ -77,10 +77,22 @@ const pushSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).default(16),
 });
 
+/**
+ * The resources to mirror (default all five): a name the service does not have is an error listing
+ * the valid ones; kept in the spec's order, without repeats, so the order given changes nothing.
+ */
+export const resourcesSchema = z
+  .array(z.string().refine(isResourceName, { error: (issue) => `unknown resource ${JSON.stringify(issue.input)}; the resources are ${RESOURCE_NAMES.join(', ')}` }))
+  .min(1, `name at least one resource: ${RESOURCE_NAMES.join(', ')}`)
+  .default([...RESOURCE_NAMES])
+  .transform((names): ResourceName[] => RESOURCE_NAMES.filter((r) => names.includes(r)));
+
 export const configSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
   tokenFile: z.string().min(1).optional(),
   out: z.string().min(1).default('output'),
+  /** Mirror only these resources (see resourcesSchema). */
+  resources: resourcesSchema,
   sync: syncSchema.prefault({}),
   filters: filtersSchema.prefault({}),
   serve: serveSchema.prefault({}),

@@ -44,7 +44,7 @@ function parseHistory(bytes: Buffer | undefined): History | undefined {
 }
 
 /** The entry of the first snapshot of a folder: record counts only, not every id. */
-export function initialEntry(at: string, records: Record<ResourceName, number>): HistoryEntry {
+export function initialEntry(at: string, records: Partial<Record<ResourceName, number>>): HistoryEntry {
   return { at, initial: true, records: { ...records } };
 }
 
@@ -77,7 +77,7 @@ interface HistoryInput {
   /** Whether the folder held a snapshot before this sync. */
   hadSnapshot: boolean;
   changes: ChangeSet;
-  records: Record<ResourceName, number>;
+  records: Partial<Record<ResourceName, number>>;
   keep: number;
   at: Date;
 }

@@ -40,10 +40,13 @@ function valuesOf(resource: ResourceName, filter: FilterSpec, discovered: Discov
   }
 }
 
-/** The filtered views to fetch. Sorted, without duplicates. */
-export function planViews(discovered: Discovered, configured: FilterSettings): ViewKey[] {
+/**
+ * The filtered views to fetch, of the resources mirrored (default all). Sorted, without duplicates.
+ * Without operating_systems there are no ids to discover, so servers get no by_system views.
+ */
+export function planViews(discovered: Discovered, configured: FilterSettings, resources: readonly ResourceName[] = RESOURCE_NAMES): ViewKey[] {
   const views: ViewKey[] = [];
-  for (const resource of RESOURCE_NAMES) {
+  for (const resource of resources) {
     for (const filter of RESOURCES[resource].filters) {
       for (const value of new Set(valuesOf(resource, filter, discovered, configured))) views.push({ resource, param: filter.param, value });
     }

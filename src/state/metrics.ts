@@ -15,7 +15,7 @@ interface RunMetrics {
   durationMs: number;
   /** skipped: another run held the folder (--wait-lock ran out, or none was given). */
   status: 'published' | 'unchanged' | 'dry-run' | 'failed' | 'skipped';
-  records?: Record<ResourceName, number>;
+  records?: Partial<Record<ResourceName, number>>;
   requests?: number;
   notModified?: number;
   /** Answers that said the service is overloaded, by status. */
@@ -54,7 +54,7 @@ function metricsText(metrics: RunMetrics): string {
   gauge('last_run_duration_seconds', 'How long the last sync took.', [['', metrics.durationMs / 1000]]);
   gauge('last_run_status', 'The outcome of the last sync (1 for the one that applies).', (['published', 'unchanged', 'dry-run', 'failed', 'skipped'] as const).map((s) => [`{status="${s}"}`, s === metrics.status ? 1 : 0]));
   if (success) gauge('last_success_timestamp_seconds', 'When the last successful sync finished (Unix time).', [['', Math.round(success.getTime() / 1000)]]);
-  if (metrics.records) gauge('records', 'Records per resource in the published snapshot.', RESOURCE_NAMES.map((r) => [`{resource="${r}"}`, metrics.records![r]]));
+  if (metrics.records) gauge('records', 'Records per resource in the published snapshot.', RESOURCE_NAMES.flatMap((r) => (metrics.records![r] === undefined ? [] : [[`{resource="${r}"}`, metrics.records![r]] as [string, number]])));
   if (metrics.requests !== undefined) gauge('last_run_requests', 'Requests the last sync made.', [['', metrics.requests]]);
   if (metrics.retries !== undefined) gauge('last_run_retries', 'Requests of the last sync that were tried again (any reason).', [['', metrics.retries]]);
   if (metrics.throttleCuts !== undefined) gauge('last_run_throttle_cuts', 'Times the last sync slowed its pace because the service answered 429 as a rate limit.', [['', metrics.throttleCuts]]);

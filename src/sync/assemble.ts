@@ -6,7 +6,7 @@
  * mass-removal guard, --strict).
  */
 import type { SyncSettings } from '../config/schema.js';
-import { withFindings, type ChangeSet } from '../diff/engine.js';
+import { emptyChangeSet, withFindings, type ChangeSet } from '../diff/engine.js';
 import { nextHistory } from '../diff/history.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import type { ViewKey } from '../index/views.js';
@@ -27,11 +27,16 @@ export interface MassRemoval {
   maxShare: number;
 }
 
-/** The first resource losing more than the allowed share of its records, if any. Pure. */
-export function massRemovalProblem(previous: Record<ResourceName, number>, next: Record<ResourceName, number>, settings: SyncSettings['massRemoval']): MassRemoval | undefined {
+/**
+ * The first resource losing more than the allowed share of its records, if any, among those still
+ * mirrored: a resource dropped from `resources` loses its records on purpose. Pure.
+ */
+export function massRemovalProblem(previous: Record<ResourceName, number>, next: Partial<Record<ResourceName, number>>, settings: SyncSettings['massRemoval']): MassRemoval | undefined {
   for (const resource of RESOURCE_NAMES) {
+    const now = next[resource];
+    if (now === undefined) continue;
     const before = previous[resource];
-    const lost = before - next[resource];
+    const lost = before - now;
     if (before >= settings.minPrevious && before > 0 && lost / before > settings.maxShare) return { resource, lost, before, maxShare: settings.maxShare };
   }
   return undefined;
@@ -47,6 +52,8 @@ interface AssembleInput {
   shape: ShapeFacts;
   /** The records added, removed and changed (changes.ts). */
   changes: ChangeSet;
+  /** The resources mirrored (config `resources`): counts, findings and changes cover only them. */
+  resources: readonly ResourceName[];
   policy: {
     redact: RedactPolicy | undefined;
     /** The mass-removal guard; undefined: allowed. */
@@ -61,7 +68,8 @@ interface AssembleInput {
 export interface Assembled {
   /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report and change history. */
   files: Map<string, Buffer>;
-  records: Record<ResourceName, number>;
+  /** Per resource mirrored, its records. */
+  records: Partial<Record<ResourceName, number>>;
   quality: Quality;
   /** The change set, with the findings that appeared and were fixed. */
   changes: ChangeSet;
@@ -72,14 +80,21 @@ export interface Assembled {
   historyRestarted: boolean;
 }
 
+/** The changes of the resources mirrored: a dropped resource's files leave the snapshot, but its records were not removed from the inventory. */
+function onlyOf(changes: ChangeSet, resources: readonly ResourceName[]): ChangeSet {
+  const empty = emptyChangeSet();
+  return Object.fromEntries(RESOURCE_NAMES.map((r) => [r, resources.includes(r) ? changes[r] : empty[r]])) as ChangeSet;
+}
+
 /** The new snapshot's own files and the decisions about it. Pure. */
 export function assemble(input: AssembleInput): Assembled {
   const { previous, policy } = input;
   const files = indexFiles(input.views, policy.redact);
-  const records = countRecords(input.files.paths());
+  const counted = countRecords(input.files.paths());
+  const records: Partial<Record<ResourceName, number>> = Object.fromEntries(input.resources.map((r) => [r, counted[r]]));
   const massRemoval = previous && policy.massRemoval ? massRemovalProblem(countRecords(previous.table.paths()), records, policy.massRemoval) : undefined;
   const quality = qualityReport(input.groups, records, input.shape);
-  const changes = withFindings(input.changes, previous?.quality, quality);
+  const changes = withFindings(onlyOf(input.changes, input.resources), previous?.quality, quality);
   const history = nextHistory(previous?.history, { hadSnapshot: previous !== undefined, changes, records, keep: policy.changesKeep, at: input.at });
   if (history.bytes) files.set(CHANGES_FILE, history.bytes);
   files.set(QUALITY_FILE, encodeQuality(quality));

@@ -42,9 +42,13 @@ export function shapesWithCarried(shapes: ReadonlyMap<ResourceName, Shape>, prev
 /** Reads the view_mismatch values the run found for a field (the single view's value is the published one). */
 type Mismatches = (resource: ResourceName, field: string, code: FindingCode) => ReadonlyMap<string, unknown>;
 
-/** Dangling references: appservers to servers by id, databases to servers by name. */
-export function crossCheckFindings(lists: Record<ResourceName, ListSummary>, mismatches: Mismatches): Finding[] {
+/**
+ * Dangling references: appservers to servers by id, databases to servers by name. Both need the
+ * servers: when they are not mirrored (config `resources`) nothing can be judged, and nothing is.
+ */
+export function crossCheckFindings(lists: Record<ResourceName, ListSummary>, chosen: readonly ResourceName[], mismatches: Mismatches): Finding[] {
   const found: Finding[] = [];
+  if (!chosen.includes('servers')) return found;
   const names = serverNames(lists.servers.names, mismatches('servers', 'name', 'view_mismatch'));
   const serverIds = mismatches('appservers', 'server_id', 'view_mismatch');
   const serverNameLists = mismatches('databases', 'server_names', 'view_mismatch');

@@ -34,7 +34,8 @@ import { shapeFacts } from '../validate/quality.js';
 import { assemble } from './assemble.js';
 import { describeChanges } from './changes.js';
 import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
-import { pullList, type ListSummary } from './lists.js';
+import { pullList, unchosenList, type ListSummary } from './lists.js';
+import { nameLookup, withNames } from './names.js';
 import { writePage } from './page.js';
 import { fetchSummary, plan, reasonCounts, Reason } from './plan.js';
 import { readPrevious } from './previous.js';
@@ -52,6 +53,8 @@ export interface SyncOptions {
   token: string;
   /** The output folder (absolute, or relative to the working directory). */
   out: string;
+  /** Mirror only these resources (config `resources`; default all five): the others are neither fetched nor published, and a dropped one's files are removed. */
+  resources?: readonly string[];
   /** The config's `sync` section (concurrency, retries, timeouts, strict, limits); defaults inside. */
   settings?: SyncSettingsInput;
   /** Values to precompute for the filters that cannot be discovered (config `filters`). */
@@ -89,6 +92,7 @@ export interface SyncRun extends Omit<SyncOptions, 'signKey'> {
 /** The options with every default applied; a bad value is a ConfigError naming the setting. */
 function settle(options: SyncRun): Config {
   const result = configSchema.safeParse({
+    ...(options.resources === undefined ? {} : { resources: options.resources }),
     sync: options.settings ?? {},
     filters: options.filters ?? {},
     redact: options.redact ?? {},
@@ -155,17 +159,21 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     if (!previous) records.startEarly();
     next = await NextSnapshot.open(out, previous?.snapshot);
     const findings = new FindingSet();
+    // Set once the lists are in, before the first finding.
+    let nameOf: ((resource: ResourceName, id: string) => string | undefined) | undefined;
     const report = (finding: Finding): void => {
-      if (findings.add(finding)) warnings?.write(finding);
+      if (findings.add(finding)) warnings?.write(finding, nameOf?.(finding.resource, finding.id));
     };
 
     // Pull the lists, then plan every view and record from them and the previous snapshot.
-    progress.planned(RESOURCE_NAMES.length);
+    const chosen = config.resources;
+    progress.planned(chosen.length);
     const leaks = new RedactionLeaks();
     const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, leaks, maxRecords: settings.maxRecords };
-    const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, await pullList(r, listContext)] as const))) as Record<ResourceName, ListSummary>;
+    const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
+    if (warnings) nameOf = nameLookup(lists);
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
-    const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters);
+    const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters, chosen);
     const service = displayUrl(options.baseUrl);
     const planned = plan({
       previous: previous?.snapshot.table,
@@ -173,14 +181,15 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       quality: previous?.quality !== undefined,
       lists,
       views,
+      resources: chosen,
       run: previous?.head?.run,
       incremental: settings.incremental ? { refreshRuns: settings.refreshRuns, service, previous: previous?.head } : undefined,
     });
     for (const line of planned.fallbacks) log.info(`not incremental: ${line}`);
     const listed = RESOURCE_NAMES.reduce((n, r) => n + lists[r].ids.length, 0);
-    progress.planned(RESOURCE_NAMES.length + views.length + listed - reasonCounts(planned)[Reason.Keep]);
+    progress.planned(chosen.length + views.length + listed - reasonCounts(planned)[Reason.Keep]);
     // Room for the snapshot's own files too (index, quality, history, the offline page's buckets).
-    next.expect(Math.ceil((RESOURCE_NAMES.length + views.length + listed) * 1.01) + 1024);
+    next.expect(Math.ceil((chosen.length + views.length + listed) * 1.01) + 1024);
 
     // Pull every view and record as planned.
     const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, leaks, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
@@ -197,15 +206,16 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
     const carried = planned.carry ? previous!.quality : undefined;
     if (carried) for (const finding of carriedFindings(carried, lists, pulled)) report(finding);
-    for (const finding of crossCheckFindings(lists, (resource, field, code) => findings.valuesOf(resource, field, code))) report(finding);
+    for (const finding of crossCheckFindings(lists, chosen, (resource, field, code) => findings.valuesOf(resource, field, code))) report(finding);
     await warnings?.close();
     const assembled = assemble({
       previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
       files: next.entries,
       views,
-      groups: masked ? maskFindingValues(findings.groups(), masked.mask) : findings.groups(),
+      groups: withNames(masked ? maskFindingValues(findings.groups(), masked.mask) : findings.groups(), lists),
       shape: shapeFacts(shapesWithCarried(pulled.shapes, carried, lists, pulled)),
       changes: await describeChanges(next),
+      resources: chosen,
       policy: { redact: config.redact, massRemoval: options.allowMassRemoval ? undefined : settings.massRemoval, strict: settings.strict, accept: config.quality.accept, changesKeep: config.changes.keep },
       at: started,
     });
@@ -213,7 +223,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     if (assembled.refused.massRemoval) throw new MassRemovalError(assembled.refused.massRemoval);
     if (assembled.refused.strict) throw new StrictError(assembled.refused.strict);
     for (const [path, bytes] of assembled.files) await next.put(path, bytes);
-    if (options.browser) await writePage(next, { quality: assembled.quality, changes: assembled.changes, records: assembled.records, initial: previous === undefined, at: started });
+    if (options.browser) await writePage(next, { resources: chosen, quality: assembled.quality, changes: assembled.changes, records: assembled.records, initial: previous === undefined, at: started });
     stopped();
 
     // Publish: the tree, then the run metadata bound to the new manifest, the manifest, its signature.

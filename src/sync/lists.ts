@@ -253,6 +253,14 @@ async function stageList(resource: ResourceName, body: AsyncIterable<Buffer>, ct
   return { summary, staged };
 }
 
+/**
+ * A resource not mirrored (config `resources`): no records, as if its list were empty and kept as
+ * it was, so nothing is planned, fetched or checked against it, and its files leave the snapshot.
+ */
+export function unchosenList(resource: ResourceName): ListSummary {
+  return new Summarizer(resource, listPath(resource), 0, new ItemPlaces()).finish(false);
+}
+
 /** Reads a published list file (kept on a 304) into a summary. */
 async function summarizeFile(resource: ResourceName, chunks: AsyncIterable<Buffer>, maxRecords: number): Promise<ListSummary> {
   const summary = new Summarizer(resource, `the published ${listFile(resource)}`, maxRecords, new ItemPlaces());

@@ -6,9 +6,11 @@ import type { ResourceName } from '../spec/resources.js';
 import type { Quality } from '../validate/quality.js';
 
 interface PageInput {
+  /** The resources mirrored: the page shows only them. */
+  resources: readonly ResourceName[];
   quality: Quality;
   changes: ChangeSet;
-  records: Record<ResourceName, number>;
+  records: Partial<Record<ResourceName, number>>;
   initial: boolean;
   at: Date;
 }

@@ -70,6 +70,8 @@ export interface Plan {
   fallbacks: string[];
   /** The last run that fetched or confirmed every record: this one, unless it is incremental. */
   verified: number;
+  /** The resources mirrored (config `resources`); a reference to a record of another is never a change. */
+  resources: ReadonlySet<ResourceName>;
 }
 
 /** An incremental sync's settings and what the previous run says of the folder. */
@@ -89,6 +91,8 @@ interface PlanInput {
   quality: boolean;
   lists: Record<ResourceName, ListSummary>;
   views: readonly ViewKey[];
+  /** The resources mirrored (default all five); the others' lists are empty. */
+  resources?: readonly ResourceName[] | undefined;
   /** Set for an incremental sync. */
   incremental?: IncrementalInput | undefined;
   /** The previous run's number (the cache's head), when the folder has a usable cache. */
@@ -107,7 +111,7 @@ export function plan(input: PlanInput): Plan {
   // Only incremental runs move the clock: a full sync confirms every record in the run it
   // follows, so its run metadata stays byte-identical when nothing changed.
   const run = input.run ?? 1;
-  const made: Plan = { views, records, carry, run, incremental: false, fallbacks: [], verified: run };
+  const made: Plan = { views, records, carry, run, incremental: false, fallbacks: [], verified: run, resources: new Set(input.resources ?? RESOURCE_NAMES) };
   if (input.incremental) planIncremental(made, input, input.incremental);
   return made;
 }
@@ -172,9 +176,10 @@ function changedTargets(made: Plan, lists: Record<ResourceName, ListSummary>): C
 }
 
 /** Whether a stored reference points at a record that was added, changed or removed. */
-function refersToChange(reference: string, touched: ChangedTargets, lists: Record<ResourceName, ListSummary>, previous: FileTable): boolean {
+function refersToChange(reference: string, touched: ChangedTargets, lists: Record<ResourceName, ListSummary>, previous: FileTable, resources: ReadonlySet<ResourceName>): boolean {
   const parsed = parseReference(reference);
-  if (!parsed) return false;
+  // A record not mirrored is not followed: dropping its resource changes no record that embeds it.
+  if (!parsed || !resources.has(parsed.resource)) return false;
   if (parsed.kind === 'name') return touched.names.has(reference);
   const file = namedRecordFile(parsed.resource, parsed.segment);
   if (touched.files.has(file)) return true;
@@ -203,7 +208,7 @@ export function markCascades(made: Plan, lists: Record<ResourceName, ListSummary
       const refs = previous.refs(entries[n]!);
       if (!refs) continue;
       for (const reference of refs.split(' ')) {
-        if (!refersToChange(reference, touched, lists, previous)) continue;
+        if (!refersToChange(reference, touched, lists, previous, made.resources)) continue;
         reasons[n] = Reason.Cascade;
         marked.push({ resource, n });
         break;
@@ -213,7 +218,7 @@ export function markCascades(made: Plan, lists: Record<ResourceName, ListSummary
   return marked;
 }
 
-/** Whether a record was added or removed (a removed record shows in no list, only by its absence). */
+/** Whether a record was added or removed (a removed record shows in no list, only by its absence), among the resources mirrored. */
 function addedOrRemoved(made: Plan, lists: Record<ResourceName, ListSummary>, previous: FileTable): boolean {
   // A list the service answered 304 for is the very list the previous snapshot holds.
   if (RESOURCE_NAMES.every((resource) => !lists[resource].changed)) return false;
@@ -222,7 +227,7 @@ function addedOrRemoved(made: Plan, lists: Record<ResourceName, ListSummary>, pr
     const resource = parseRecordFile(path)?.resource;
     if (resource) before.set(resource, (before.get(resource) ?? 0) + 1);
   }
-  return RESOURCE_NAMES.some((resource) => made.records[resource].reasons.includes(Reason.New) || (before.get(resource) ?? 0) !== lists[resource].ids.length);
+  return RESOURCE_NAMES.some((resource) => made.resources.has(resource) && (made.records[resource].reasons.includes(Reason.New) || (before.get(resource) ?? 0) !== lists[resource].ids.length));
 }
 
 /** Marks the ceil(records / refreshRuns) kept records fetched longest ago (list order among equals) as Refresh. */

@@ -44,7 +44,8 @@ export interface GroupSummary {
   /** Of the resource's records. */
   share: number;
   accepted: boolean;
-  examples: { id: string; value?: string }[];
+  /** The first ids, each with its record's name when it has one, and the value when the code carries one. */
+  examples: { id: string; name?: string; value?: string }[];
   /** A digest of the group's ids: groups with the same one concern the same records (a summary folds them into one line). */
   idsDigest: string;
 }
@@ -80,7 +81,7 @@ export interface SyncResult {
   /** The service, without credentials or query. */
   baseUrl: string;
   out: string;
-  records: Record<ResourceName, number>;
+  records: Partial<Record<ResourceName, number>>;
   views: number;
   requests: number;
   retries: number;
@@ -120,7 +121,7 @@ export interface FetchSummary {
 }
 
 /** The aggregate of a run's findings, largest group first, each marked accepted or not. */
-export function summarizeFindings(groups: readonly FindingGroup[], records: Record<ResourceName, number>, accept: readonly string[], shape: ShapeFacts): FindingsSummary {
+export function summarizeFindings(groups: readonly FindingGroup[], records: Partial<Record<ResourceName, number>>, accept: readonly string[], shape: ShapeFacts): FindingsSummary {
   const accepted = acceptor(accept);
   const summaries = groups
     .map((g) => ({
@@ -128,9 +129,13 @@ export function summarizeFindings(groups: readonly FindingGroup[], records: Reco
       field: g.field,
       code: g.code,
       count: g.ids.length,
-      share: shareOf(g.ids.length, records[g.resource]),
+      share: shareOf(g.ids.length, records[g.resource] ?? 0),
       accepted: accepted(g),
-      examples: g.ids.slice(0, EXAMPLES).map((id) => (g.values.get(id) === undefined ? { id } : { id, value: preview(g.values.get(id)) })),
+      examples: g.ids.slice(0, EXAMPLES).map((id) => {
+        const name = g.names?.get(id);
+        const value = g.values.get(id);
+        return { id, ...(name === undefined ? {} : { name }), ...(value === undefined ? {} : { value: preview(value) }) };
+      }),
       idsDigest: createHash('sha256').update(g.ids.join('\n')).digest('hex').slice(0, 16),
     }))
     .sort((a, b) => b.count - a.count);
@@ -142,9 +147,9 @@ export function summarizeFindings(groups: readonly FindingGroup[], records: Reco
   };
 }
 
-/** `appservers dbconn_url null: 3012 records (30.1%), e.g. 12, 15, 19`. */
+/** `appservers dbconn_url null: 3012 records (30.1%), e.g. 12 (web-01), 15 (web-02), 19`; a value after the name: `12 (web-01: "x")`. */
 export function describeGroup(group: GroupSummary): string {
-  const examples = group.examples.map((e) => (e.value === undefined ? e.id : `${e.id} (${e.value})`)).join(', ');
+  const examples = group.examples.map((e) => (e.name === undefined && e.value === undefined ? e.id : `${e.id} (${[e.name, e.value].filter((part) => part !== undefined).join(': ')})`)).join(', ');
   return `${group.resource}${group.field ? ` ${group.field}` : ''} ${group.code}: ${group.count} record${group.count === 1 ? '' : 's'} (${(group.share * 100).toFixed(1)}%), e.g. ${examples}`;
 }
 
@@ -185,7 +190,7 @@ export interface RunRecord {
   start: string;
   end: string;
   status: 'ok' | 'unchanged' | 'failed';
-  records?: Record<ResourceName, number>;
+  records?: Partial<Record<ResourceName, number>>;
   changes?: Record<ResourceName, { added: number; removed: number; changed: number }>;
   requests?: number;
   notModified?: number;

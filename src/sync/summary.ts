@@ -52,7 +52,11 @@ export function formatSummary(result: SyncResult, source: string): string {
   const verb = result.status === 'dry-run' ? 'dry run (nothing published)' : result.status;
   const lines = [`${verb}: ${source} → ${result.out} in ${(result.durationMs / 1000).toFixed(1)}s`];
   const width = Math.max(...RESOURCE_NAMES.map((r) => r.length));
-  for (const resource of RESOURCE_NAMES) lines.push(`  ${resource.padEnd(width)}  ${String(result.records[resource]).padStart(7)} records`);
+  // Only the resources mirrored (config `resources`) have a count.
+  for (const resource of RESOURCE_NAMES) {
+    const count = result.records[resource];
+    if (count !== undefined) lines.push(`  ${resource.padEnd(width)}  ${String(count).padStart(7)} records`);
+  }
   lines.push(`  ${'filtered views'.padEnd(width)}  ${String(result.views).padStart(7)}`);
   const kib = Math.round(result.bytesReceived / 1024);
   const rate = Math.round(result.requests / Math.max(result.durationMs / 1000, 0.001));

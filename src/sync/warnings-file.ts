@@ -19,9 +19,10 @@ export class WarningsFile {
     });
   }
 
-  /** Adds a line; the stream buffers what the disk has not taken yet (findings are bounded by the records). */
-  write(finding: Finding): void {
-    this.#stream.write(`${scrub(JSON.stringify(finding))}\n`);
+  /** Adds a line, with the record's `name` after its id when it has one; the stream buffers what the disk has not taken yet (findings are bounded by the records). */
+  write(finding: Finding, name?: string): void {
+    const { resource, id, ...rest } = finding;
+    this.#stream.write(`${scrub(JSON.stringify(name === undefined ? finding : { resource, id, name, ...rest }))}\n`);
   }
 
   /** Ends the file; a second call (the failure path after a normal close) waits for the same end. */

@@ -71,6 +71,8 @@ export interface FindingGroup {
   ids: string[];
   /** The value per id, for the findings that carry one. */
   values: Map<string, unknown>;
+  /** The record's name per id, for the records that have one (shown beside ids). */
+  names?: ReadonlyMap<string, string>;
 }
 
 /**

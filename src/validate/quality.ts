@@ -18,6 +18,8 @@ const groupSchema = z.strictObject({
   count: z.int().min(1),
   share: z.number(),
   ids: z.array(z.string()),
+  /** Beside `ids`, each record's name ('' for one without); absent when none has one. */
+  names: z.array(z.string()).optional(),
   values: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -52,7 +54,7 @@ export function shapeFacts(shapes: ReadonlyMap<ResourceName, Shape>): ShapeFacts
 }
 
 /** The file's content for these findings. */
-export function qualityReport(groups: readonly FindingGroup[], records: Record<ResourceName, number>, shape: ShapeFacts): Quality {
+export function qualityReport(groups: readonly FindingGroup[], records: Partial<Record<ResourceName, number>>, shape: ShapeFacts): Quality {
   return {
     format: 1,
     records: { ...records },
@@ -61,13 +63,15 @@ export function qualityReport(groups: readonly FindingGroup[], records: Record<R
       .filter((g) => !RUN_ONLY.has(g.code))
       .map((g) => {
         const values = g.ids.filter((id) => g.values.get(id) !== undefined);
+        const names = g.ids.map((id) => g.names?.get(id) ?? '');
         return {
           resource: g.resource,
           field: g.field,
           code: g.code,
           count: g.ids.length,
-          share: shareOf(g.ids.length, records[g.resource]),
+          share: shareOf(g.ids.length, records[g.resource] ?? 0),
           ids: g.ids,
+          ...(names.some((name) => name !== '') ? { names } : {}),
           ...(values.length ? { values: Object.fromEntries(values.map((id) => [id, g.values.get(id)])) } : {}),
         };
       }),

@@ -54,7 +54,7 @@ describe('a realistic service', () => {
     expect(first.findings.total).toBe(report.findings.reduce((n, g) => n + g.ids.length, 0) + first.findings.groups.filter((g) => g.code === 'gone').reduce((n, g) => n + g.count, 0));
     expect(first.findings.groups.map((g) => g.count)).toEqual([...first.findings.groups.map((g) => g.count)].sort((a, b) => b - a));
 
-    const records = RESOURCE_NAMES.reduce((n, r) => n + first.records[r], 0);
+    const records = RESOURCE_NAMES.reduce((n, r) => n + (first.records[r] ?? 0), 0);
     expect(first.records.servers).toBe(20_000);
     expect(statSync(join(out, LAST_SYNC_FILE)).size).toBeLessThan(1_000_000);
     expect(statSync(join(out, HTTP_CACHE_FILE)).size / records).toBeLessThan(150);
