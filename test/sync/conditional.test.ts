@@ -63,7 +63,7 @@ describe('conditional requests', () => {
     const second = await syncInto(upstream, out);
     expect(second.notModified).toBe(second.requests);
     expect(second.findings).toEqual(first.findings);
-    expect(first.findings.groups).toContainEqual(expect.objectContaining({ resource: 'applications', field: 'description', code: 'wrong_type', examples: [{ id: 'w1', value: '42' }] }));
+    expect(first.findings.groups).toContainEqual(expect.objectContaining({ resource: 'applications', field: 'description', code: 'wrong_type', examples: [{ id: 'w1', name: 'warned', value: '42' }] }));
   });
 
   it('a kept file deleted from the folder is fetched and written again', async () => {
@@ -107,7 +107,7 @@ describe('conditional requests', () => {
     // The list and the one record whose item changed travel; everything else answers 304.
     expect(second.notModified).toBe(second.requests - 2);
     const mismatches = (result: typeof second) => result.findings.groups.filter((g) => g.code === 'view_mismatch');
-    expect(mismatches(second)).toEqual([expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, value: expect.stringContaining('renamed-in-the-list-only') }] })]);
+    expect(mismatches(second)).toEqual([expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, name: 'renamed-in-the-list-only', value: expect.stringContaining('renamed-in-the-list-only') }] })]);
 
     upstream.override('/servers.json', undefined);
     const third = await syncInto(upstream, out);
@@ -127,7 +127,7 @@ describe('conditional requests', () => {
     // The list answers 304 and is kept; only the record travels.
     expect(second.notModified).toBe(second.requests - 1);
     expect(second.findings.groups.filter((g) => g.code === 'view_mismatch')).toEqual([
-      expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, value: expect.stringContaining(victim.name) }] }),
+      expect.objectContaining({ resource: 'servers', field: 'name', count: 1, examples: [{ id: victim.id, name: victim.name, value: expect.stringContaining(victim.name) }] }),
     ]);
   });
 
