@@ -87,7 +87,7 @@ describe('a record deleted during the sync', () => {
     const victim = listed.servers[4]!.id;
     upstream.hideSingle('servers', victim);
     const result = await syncInto(upstream, out);
-    expect(result.findings.groups).toContainEqual(expect.objectContaining({ resource: 'servers', code: 'gone', count: 1, examples: [{ id: victim }] }));
+    expect(result.findings.groups).toContainEqual(expect.objectContaining({ resource: 'servers', code: 'gone', count: 1, examples: [{ id: victim, name: expect.any(String) }] }));
     expect(existsSync(join(out, `servers/${victim}.json`))).toBe(false);
     const ids = (path: string) => (JSON.parse(readFileSync(join(out, path), 'utf8')) as { servers: { id: string }[] }).servers.map((s) => s.id);
     expect(ids('servers.json')).not.toContain(victim);
