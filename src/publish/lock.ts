@@ -79,6 +79,13 @@ async function removeDeadTemps(workDir: string): Promise<void> {
   }
 }
 
+/** Whether `dir`'s lock was left by a process of this host that is gone (a killed sync): the next writer takes it over. */
+export async function holdsStaleLock(dir: string): Promise<boolean> {
+  const bytes = await fs.readFile(join(dir, WORK_DIR, 'lock')).catch(() => undefined);
+  const holder = bytes && parseLock(bytes);
+  return holder !== undefined && holder.host === hostname() && !isAlive(holder.pid);
+}
+
 /** Takes the folder's lock for `command`, or throws E_LOCKED naming the holder. */
 export async function acquireLock(dir: string, command: string): Promise<Lock> {
   const workDir = join(dir, WORK_DIR);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LockedError } from '../../src/errors.js';
 import { acquireLock, type Lock } from '../../src/publish/lock.js';
+import { recoverBeforeReading } from '../../src/publish/read-recover.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** The pid of a process that has exited: a holder that is certainly gone. */
@@ -25,6 +26,16 @@ function plantStaleLock(dir: string, pid: number): void {
 }
 
 describe('taking over a stale lock', () => {
+  it('verify and pack clear a killed run\'s lock before reading, as a writer would, and leave a live one alone', async () => {
+    const dir = tempDir();
+    plantStaleLock(dir, deadPid());
+    expect(await recoverBeforeReading(dir, 'verify')).toBeUndefined();
+    expect(existsSync(join(dir, '.inventory-mirror'))).toBe(false);
+    plantStaleLock(dir, process.pid);
+    expect(await recoverBeforeReading(dir, 'verify')).toBeUndefined();
+    expect(existsSync(lockFile(dir))).toBe(true);
+  });
+
   it('of several takers that read the same dead holder at once, exactly one holds the lock', async () => {
     const pid = deadPid();
     for (let round = 0; round < 20; round++) {
