@@ -15,7 +15,7 @@ import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
-import { useUpstream, withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 import { craftArchive } from './helpers.js';
 
 const upstream = await useUpstream({ scale: 40 });
@@ -98,7 +98,7 @@ describe('verify --archive and unpack', () => {
   });
 
   it('an older archive unpacked over a newer snapshot publishes through the journal, writing only what differs; the next sync brings it level', async () => {
-    const service = await withUpstream({ scale: 30 });
+    const service = await useUpstream({ scale: 30 });
     const older = join(tempDir(), 'older');
     await syncInto(service, older);
     const file = join(tempDir(), 'older.tar.gz');

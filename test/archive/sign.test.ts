@@ -2,10 +2,9 @@
  * Ed25519 signing through the built CLI: keygen, sync --sign-key (byte-stable re-sync),
  * verify --public-key on folders and archives, and a missing, wrong or tampered signature.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../../src/snapshot/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -14,19 +13,13 @@ import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const upstream = await useUpstream({ scale: 30 });
 const env = { INVENTORY_API_TOKEN: TOKEN };
-let keys: string;
-
-let keyDir: string;
+// The keys serve the whole file: a folder asked for at the top level stays until its tests end.
+const keys = join(tempDir('im-keys-'), 'mirror');
 
 beforeAll(async () => {
-  // Not tempDir(): that one is emptied after each test, and the keys serve the whole file.
-  keyDir = mkdtempSync(join(tmpdir(), 'im-keys-'));
-  keys = join(keyDir, 'mirror');
   const made = await runCli(['keygen', '--out', keys]);
   expect(made.code).toBe(0);
 });
-
-afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
 
 async function signedSync(): Promise<string> {
   const out = join(tempDir(), 'out');

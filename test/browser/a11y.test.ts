@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { chromiumForTest, hasChromium, pageWithErrors } from '../helpers/chromium.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -22,7 +22,7 @@ interface Violation {
 
 describe.skipIf(!hasChromium)('accessibility', () => {
   it('axe-core finds no violation on home, a table, a record and the changes page, light and dark', async () => {
-    const upstream = await withUpstream({ profile: 'realistic', scale: 40, seed: 6 });
+    const upstream = await useUpstream({ profile: 'realistic', scale: 40, seed: 6 });
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
     upstream.mutate({ seed: 3, share: 0.3 });

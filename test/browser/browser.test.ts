@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { upstreamGet, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
 import { QUALITY_FILE } from '../../src/snapshot/paths.js';
 import { parseQuality } from '../../src/validate/quality.js';
 import { HISTORY_FILE, parseHistoryScript } from '../../src/browser/history.js';
@@ -73,7 +73,7 @@ describe('the offline browser page', () => {
   });
 
   it('a changed server rewrites its table chunk, its own detail bucket and the history, nothing else of the page', async () => {
-    const changing = await withUpstream({ scale: 500, seed: 8 });
+    const changing = await useUpstream({ scale: 500, seed: 8 });
     try {
       const out = tempDir();
       await syncInto(changing, out, { browser: true });
@@ -149,7 +149,7 @@ describe('the offline browser page', () => {
   }, 60_000);
 
   it.skipIf(!hasChromium)('the data-quality view lists the findings, largest first, and each opens the records it names', async () => {
-    const realistic = await withUpstream({ profile: 'realistic', scale: 80, seed: 2 });
+    const realistic = await useUpstream({ profile: 'realistic', scale: 80, seed: 2 });
     const out = tempDir();
     await syncInto(realistic, out, { browser: true });
     const quality = parseQuality(readFileSync(join(out, QUALITY_FILE)))!;
@@ -188,7 +188,7 @@ describe('the offline browser page', () => {
   }, 60_000);
   it.skipIf(!hasChromium)('tables from file:// (spec-exact records: OS and virtual from the filtered views): default columns, paging, sorting, facets combined in the URL, search naming its fields, CSV and JSON export', async () => {
     const out = tempDir();
-    const big = await withUpstream({ scale: 120, seed: 4 });
+    const big = await useUpstream({ scale: 120, seed: 4 });
     await syncInto(big, out, { browser: true });
     const all = listIds(out, 'servers.json');
     const browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
@@ -288,7 +288,7 @@ describe('the offline browser page', () => {
   it.skipIf(!hasChromium)('links between records, history after a change, charts and a phone-sized screen, from file://', async () => {
     const out = tempDir();
     // The realistic profile: single views that name a server's operating system, list items with nulls.
-    const changing = await withUpstream({ profile: 'realistic', scale: 80, seed: 6 });
+    const changing = await useUpstream({ profile: 'realistic', scale: 80, seed: 6 });
     await syncInto(changing, out, { browser: true });
     changing.mutate({ seed: 3, share: 0.3 });
     await syncInto(changing, out, { browser: true });

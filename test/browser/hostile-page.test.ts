@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { upstreamGet, withUpstream } from '../helpers/upstream.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -16,7 +16,7 @@ const FORMULAS = ['=HYPERLINK("http://evil.example","x")', "=cmd|' /C calc'!A0",
 
 describe.skipIf(!existsSync(CHROMIUM))('the offline page with hostile data', () => {
   it('works with operating systems "constructor" and "__proto__", and exports formula-like cells neutralised', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const os = ((await upstreamGet(upstream, '/operating_systems/1.json')).body as { operating_system: Record<string, unknown> }).operating_system;
     for (const id of ['constructor', '__proto__']) upstream.putRecord('operating_systems', { ...os, id, name: `os-${id}` });
     const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };

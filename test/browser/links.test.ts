@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { chromiumForTest, hasChromium, pageWithErrors } from '../helpers/chromium.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 const readJson = (out: string, path: string): Record<string, unknown> => JSON.parse(readFileSync(join(out, path), 'utf8')) as Record<string, unknown>;
 
@@ -21,7 +21,7 @@ const loadedScripts = (page: { evaluate: <T>(f: string) => Promise<T> }): Promis
 
 describe.skipIf(!hasChromium)('links to and from applications, without whole tables', () => {
   it('a server page lists its applications, an application page links its servers, the search reads the index only', async () => {
-    const upstream = await withUpstream({ profile: 'realistic', scale: 80, seed: 2 });
+    const upstream = await useUpstream({ profile: 'realistic', scale: 80, seed: 2 });
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
     // An application whose instance runs on a server with a name no other server has.

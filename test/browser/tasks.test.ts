@@ -13,7 +13,7 @@ import { HISTORY_FILE, parseHistoryScript } from '../../src/browser/history.js';
 import { chromiumForTest, hasChromium, pageWithErrors } from '../helpers/chromium.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { upstreamGet, withUpstream } from '../helpers/upstream.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const server = (id: string, name: string, memory: number) => ({
   id,
@@ -45,7 +45,7 @@ const FILTERS = { servers: { by_location: ['site:lab', 'site:far'], by_maintaine
 
 describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
   it('virtual servers at site X with less than 8 GB: facets, an operator filter, chips in the URL', async () => {
-    const upstream = await withUpstream({ scale: 40, seed: 5 });
+    const upstream = await useUpstream({ scale: 40, seed: 5 });
     putLabServers(upstream);
     const out = tempDir();
     await syncInto(upstream, out, { browser: true, filters: FILTERS });
@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
   }, 60_000);
 
   it('the physical servers of maintainer M as CSV a spreadsheet can trust, the filter in its name', async () => {
-    const upstream = await withUpstream({ scale: 40, seed: 5 });
+    const upstream = await useUpstream({ scale: 40, seed: 5 });
     putLabServers(upstream);
     const out = tempDir();
     await syncInto(upstream, out, { browser: true, filters: FILTERS });
@@ -114,7 +114,7 @@ describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
   }, 60_000);
 
   it('which appservers use database Y, on which servers: links both ways, search and chips on dbconn_*', async () => {
-    const upstream = await withUpstream({ scale: 40, seed: 5 });
+    const upstream = await useUpstream({ scale: 40, seed: 5 });
     const { body } = (await upstreamGet(upstream, '/databases.json')) as { body: { databases: { id: string; name: string; instances: { host_alias: string }[] }[] } };
     const db = body.databases[0]!;
     const single = ((await upstreamGet(upstream, `/databases/${db.id}.json`)).body as { database: { instances: { host_alias: string; databases: Record<string, number> }[] } }).database;
@@ -163,7 +163,7 @@ describe.skipIf(!hasChromium)('everyday tasks in the offline page', () => {
   }, 60_000);
 
   it('what changed last night for server Z: from the home page to the changes page, filtered', async () => {
-    const upstream = await withUpstream({ scale: 60, seed: 6 });
+    const upstream = await useUpstream({ scale: 60, seed: 6 });
     const out = tempDir();
     await syncInto(upstream, out, { browser: true });
     upstream.mutate({ seed: 3, share: 0.25 });

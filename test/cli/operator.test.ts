@@ -13,7 +13,7 @@ import { Output } from '../../src/cli/output.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
-import { TOKEN, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const env = { INVENTORY_API_TOKEN: TOKEN };
 const upstream = await useUpstream({ scale: 30, seed: 4 });
@@ -69,7 +69,7 @@ describe('one clear line for every mistake', () => {
   });
 
   it('a base URL that answers an HTML page or redirects fails at once, with a hint', async () => {
-    const service = await withUpstream({ scale: 5 });
+    const service = await useUpstream({ scale: 5 });
     // A login page for every path, as a wrong base URL (the web interface) gives.
     service.setFaults({ rate: 1, kinds: ['html'] });
     const html = await runCli(['sync', '--base-url', service.url, '--out', join(tempDir(), 'out'), '--config', fastConfig({ sync: { retries: 10, retryBaseMs: 5, retryMaxMs: 20 } })], { env });
@@ -137,7 +137,7 @@ describe('monitoring and planning', () => {
   });
 
   it('--dry-run says what would be written and removed, and publishes nothing', async () => {
-    const service = await withUpstream({ scale: 20 });
+    const service = await useUpstream({ scale: 20 });
     const out = join(tempDir(), 'out');
     expect((await runCli(['sync', '--base-url', service.url, '--out', out, '-q'], { env })).code).toBe(0);
     const before = await treeState(out);
@@ -156,7 +156,7 @@ describe('git history that reads well', () => {
     new Promise((resolve, reject) => execFile('git', args, { cwd, env: { ...process.env, ...gitEnv } }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
 
   it('diff compares two revisions of a folder kept in git, names records by name, and --exit-code tells whether anything changed', async () => {
-    const service = await withUpstream({ scale: 20, seed: 6 });
+    const service = await useUpstream({ scale: 20, seed: 6 });
     const repo = tempDir();
     await git(repo, 'init', '--quiet');
     const out = join(repo, 'mirror');
@@ -192,7 +192,7 @@ describe('git history that reads well', () => {
 
 describe('Ctrl-C during a sync', () => {
   it('says what happened, exits 130, and leaves the folder as it was with no lock or staging', async () => {
-    const service = await withUpstream({ scale: 20 });
+    const service = await useUpstream({ scale: 20 });
     const out = join(tempDir(), 'out');
     expect((await runCli(['sync', '--base-url', service.url, '--out', out, '-q'], { env })).code).toBe(0);
     const before = await treeState(out);

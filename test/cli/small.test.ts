@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, sync } from '../../src/index.js';
 import { CLI, runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 // Realistic: its findings make the quiet dry run's warnings longer than what head reads.
 const upstream = await useUpstream({ scale: 20, profile: 'realistic' });
@@ -27,7 +27,7 @@ describe('small things', () => {
   });
 
   it('Ctrl-C during a first sync: the folder holds no snapshot, as before, and the message does not say otherwise', async () => {
-    const slow = await withUpstream({ scale: 40, latencyMs: 50, workers: 2 });
+    const slow = await useUpstream({ scale: 40, latencyMs: 50, workers: 2 });
     const out = join(tempDir(), 'out');
     const child = startCli(['sync', '--base-url', slow.url, '--out', out], { env: { INVENTORY_API_TOKEN: TOKEN } });
     try {

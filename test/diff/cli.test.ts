@@ -5,11 +5,10 @@ import type { MutationReport } from '../../src/upstream/index.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
-const TOKEN = 'diff-test-token';
 
-const upstream = await useUpstream({ token: TOKEN, scale: 60, seed: 3 });
+const upstream = await useUpstream({ scale: 60, seed: 3 });
 
 describe('diff OLD NEW --json (built CLI)', () => {
   it('lists exactly the ids the mutation touched, with field details, and empty arrays for an unchanged pair', async () => {

@@ -7,11 +7,10 @@ import { sync as runSync } from '../../src/sync/index.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { MutationReport } from '../../src/upstream/index.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
-const TOKEN = 'history-test-token';
 
-const upstream = await useUpstream({ token: TOKEN, scale: 50, seed: 5 });
+const upstream = await useUpstream({ scale: 50, seed: 5 });
 
 describe('_meta/changes.json', () => {
   it('keeps the last change sets, bounded by keep, and is not rewritten by an unchanged re-sync', async () => {

@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv, SECRET_ENV as SECRET_VARIABLES } from '../../src/util/secrets.js';
 import { tempDir } from '../helpers/tmp.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 import { runCli } from '../helpers/cli.js';
 
-const TOKEN = 'hook-test-token-5f1c';
 const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-const upstream = await useUpstream({ token: TOKEN, scale: 5, seed: 3 });
+const upstream = await useUpstream({ scale: 5, seed: 3 });
 
 describe('child processes get no secrets', () => {
   it('sync --git: a post-commit hook sees neither the tokens nor their files', async () => {

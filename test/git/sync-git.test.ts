@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { tempDir } from '../helpers/tmp.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 import { runCli } from '../helpers/cli.js';
 
-const TOKEN = 'git-test-token';
 // No global or system git config: the test must not depend on (or touch) the machine's identity.
 const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
@@ -15,7 +14,7 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
 }
 
-const upstream = await useUpstream({ token: TOKEN, scale: 50, seed: 9 });
+const upstream = await useUpstream({ scale: 50, seed: 9 });
 
 describe('sync --git (built CLI)', () => {
   it('commits exactly the snapshot when it changed, nothing otherwise', async () => {

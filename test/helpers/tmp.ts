@@ -2,17 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { atTeardown } from './teardown.js';
 
-const made: string[] = [];
-
-afterEach(() => {
-  while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
-});
-
-/** A new empty folder, removed after the current test. */
+/** A new empty folder, removed after the current test, or after the file's tests when asked for at its top level. */
 export function tempDir(prefix = 'im-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
+  atTeardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

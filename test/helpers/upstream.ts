@@ -1,12 +1,11 @@
 /**
- * The simulated service for tests, always closed: `useUpstream` for a whole test file (closed
- * after its tests), `withUpstream` inside one test (closed when that test finishes, pass or fail).
- * Both render the spec-exact profile unless a test asks for `profile: 'realistic'`.
+ * The one way tests start the simulated service: `useUpstream`, with one token, closed by the
+ * test's own teardown.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
 import { startUpstream, type Upstream, type UpstreamOptions } from '../../src/upstream/index.js';
+import { atTeardown } from './teardown.js';
 import { tempDir } from './tmp.js';
 
 export const TOKEN = 'test-token-5f2c9a7e41d8';
@@ -18,17 +17,14 @@ export function tokenFile(): string {
   return file;
 }
 
-/** A running simulated service with the test token, for the file's tests (call at the top level). */
-export async function useUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
+/**
+ * The simulated service answering TOKEN (spec-exact profile, scale 60 unless asked otherwise),
+ * closed by the teardown of the scope that starts it: inside a test, as that test finishes (pass
+ * or fail); at a test file's top level, after the file's tests.
+ */
+export async function useUpstream(options: Partial<Omit<UpstreamOptions, 'token'>> = {}): Promise<Upstream> {
   const upstream = await startUpstream({ token: TOKEN, scale: 60, profile: 'exact', ...options });
-  afterAll(() => upstream.close());
-  return upstream;
-}
-
-/** A running simulated service with the test token, for the current test only (call inside it). */
-export async function withUpstream(options: Partial<UpstreamOptions> = {}): Promise<Upstream> {
-  const upstream = await startUpstream({ token: TOKEN, scale: 60, profile: 'exact', ...options });
-  onTestFinished(() => upstream.close());
+  atTeardown(() => upstream.close());
   return upstream;
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MassRemovalError, sync } from '../../src/index.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 import type { z } from 'zod';
 import type { FilterValuesInput, MirrorConfig, RedactionInput, SyncSettings, SyncSettingsInput } from '../../src/config/public.js';
 import type { configSchema, filtersSchema, syncSchema } from '../../src/config/schema.js';
@@ -48,7 +48,7 @@ describe('the public types', () => {
 
 describe('the errors', () => {
   it('carry a stable code and their facts as fields, in words a library caller can act on (no command-line flags)', async () => {
-    const upstream = await withUpstream({ scale: 40 });
+    const upstream = await useUpstream({ scale: 40 });
     const out = tempDir();
     await sync({ baseUrl: upstream.url, token: TOKEN, out });
     const list = await (await fetch(`${upstream.url}/appservers.json`, { headers: { 'x-api-token': TOKEN } })).json() as { appservers: { id: string }[] };

@@ -15,14 +15,14 @@ import { runCli, startCli } from '../helpers/cli.js';
 import { BUCKET, withS3, type LoggedRequest, type TestS3 } from '../helpers/s3.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const PREFIX = 'inv/';
 const TO = `s3://${BUCKET}/inv`;
 
 /** A fresh snapshot of a fresh simulated service (which the test may then change). */
-async function snapshot(): Promise<{ dir: string; upstream: Awaited<ReturnType<typeof withUpstream>> }> {
-  const upstream = await withUpstream();
+async function snapshot(): Promise<{ dir: string; upstream: Awaited<ReturnType<typeof useUpstream>> }> {
+  const upstream = await useUpstream();
   const dir = tempDir();
   await syncInto(upstream, dir);
   return { dir, upstream };
@@ -245,7 +245,7 @@ describe('push', () => {
   });
 
   it('a signed snapshot: the signature goes up right after the manifest, and verify --public-key checks it in the bucket', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream();
+    const upstream = await useUpstream();
     const keys = join(tempDir(), 'mirror');
     const pair = generateKeyPair();
     writeFileSync(`${keys}.key`, pair.privatePem, { mode: 0o600 });
@@ -303,7 +303,7 @@ describe('push', () => {
 
 describe('sync --push', () => {
   it('pushes after publishing; a failed push exits 3 and keeps the local snapshot', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream();
+    const upstream = await useUpstream();
     const s3 = await withS3();
     const dir = tempDir();
     const config = join(tempDir(), 'mirror.json');
@@ -329,7 +329,7 @@ describe('sync --push', () => {
 
 describe('schedule --push', () => {
   it('pushes after each run it publishes', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream();
+    const upstream = await useUpstream();
     const s3 = await withS3();
     const dir = tempDir();
     const config = join(tempDir(), 'mirror.json');

@@ -160,8 +160,8 @@ describe('a redacted sync', () => {
 
 describe('fields only the data carries (issue 29, break 6)', () => {
   it('the realistic service\'s list items hold the IP as ipaddress: naming it redacts every IP, the page included', async () => {
-    const { withUpstream } = await import('../helpers/upstream.js');
-    const realistic = await withUpstream({ scale: 20, profile: 'realistic' });
+    const { useUpstream } = await import('../helpers/upstream.js');
+    const realistic = await useUpstream({ scale: 20, profile: 'realistic' });
     const list = (await upstreamGet(realistic, '/servers.json')).body as { servers: { ipaddress?: string }[] };
     const ips = list.servers.map((s) => s.ipaddress).filter((ip): ip is string => typeof ip === 'string' && ip.length > 6);
     expect(ips.length).toBeGreaterThan(0);
@@ -214,8 +214,8 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
   });
 
   it('every IP of the realistic service is masked in every file, wherever it appears (database listen_address, a URL, the page); a re-sync writes nothing', async () => {
-    const { withUpstream } = await import('../helpers/upstream.js');
-    const realistic = await withUpstream({ scale: 20, profile: 'realistic' });
+    const { useUpstream } = await import('../helpers/upstream.js');
+    const realistic = await useUpstream({ scale: 20, profile: 'realistic' });
     const list = (await upstreamGet(realistic, '/servers.json')).body as { servers: { ipaddress?: string }[] };
     const ips = list.servers.map((s) => s.ipaddress).filter((ip): ip is string => typeof ip === 'string' && ip.length > 6);
     expect(ips.length).toBeGreaterThan(0);
@@ -254,7 +254,7 @@ describe('redaction by value (issue 29, point 6: "these values wherever they app
 
 describe('a redacted value left in another field (issue 29, point 6: the check)', () => {
   it('warns once, naming the resource, the rule and how many records, when a masked value still appears unredacted in the same record', async () => {
-    const local = await (await import('../helpers/upstream.js')).withUpstream({ scale: 20 });
+    const local = await (await import('../helpers/upstream.js')).useUpstream({ scale: 20 });
     const { body } = (await upstreamGet(local, '/servers.json')) as { body: { servers: { id: string }[] } };
     const ips = ['10.201.7.31', '10.201.7.32'];
     for (const [n, item] of body.servers.slice(0, 2).entries()) {

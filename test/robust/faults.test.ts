@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
-import { TOKEN, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const clean = await useUpstream({ scale: 80, seed: 7 });
 const faulty = await useUpstream({ scale: 80, seed: 7, faults: { rate: 0.15, slowMs: 50, retryAfterSeconds: 1, seed: 3 } });
@@ -27,7 +27,7 @@ describe('faults', () => {
     const out = tempDir();
     await syncInto(clean, out);
     const before = await treeState(out);
-    const failing = await withUpstream({ scale: 80, seed: 7, faults: { failPaths: ['/servers/1003.json'] } });
+    const failing = await useUpstream({ scale: 80, seed: 7, faults: { failPaths: ['/servers/1003.json'] } });
     const dir = tempDir();
     const config = `${dir}/fast.json`;
     (await import('node:fs')).writeFileSync(config, JSON.stringify({ sync: { retries: 2, retryBaseMs: 5 } }));

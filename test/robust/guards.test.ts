@@ -13,7 +13,7 @@ import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allBytes, treeState } from '../helpers/tree.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const env = { INVENTORY_API_TOKEN: TOKEN };
 
@@ -21,7 +21,7 @@ export const HOSTILE_IDS = ['../x', 'a/b', '.', '..', '%2e%2e', 'sp ace', 'q?x=1
 
 describe('hostile ids', () => {
   it('each gets its own file inside the folder, reachable by its contract name; nothing lands outside', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     for (const id of HOSTILE_IDS) upstream.putRecord('applications', { id, name: `app ${id.slice(0, 20)}`, description: 'hostile' });
     const parent = tempDir();
     const out = join(parent, 'mirror');
@@ -37,7 +37,7 @@ describe('hostile ids', () => {
 
 describe('mass-removal guard', () => {
   it('refuses to publish a resource losing more than half its records, unless told to', async () => {
-    const upstream = await withUpstream({ scale: 40 });
+    const upstream = await useUpstream({ scale: 40 });
     const out = tempDir();
     await syncInto(upstream, out);
     const before = await treeState(out);
@@ -56,7 +56,7 @@ describe('mass-removal guard', () => {
 
 describe('lock', () => {
   it('refuses a folder locked by a live process, naming it, and takes over a dead one with a warning', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const lock = join(out, '.inventory-mirror', 'lock');
@@ -81,7 +81,7 @@ describe('lock', () => {
 
 describe('a record deleted during the sync', () => {
   it('is left out of the list and the filtered views with a warning; the snapshot stays self-consistent', async () => {
-    const upstream = await withUpstream({ scale: 40 });
+    const upstream = await useUpstream({ scale: 40 });
     const out = tempDir();
     const listed = (await (await fetch(`${upstream.url}/servers.json`, { headers: { 'x-api-token': TOKEN } })).json()) as { servers: { id: string }[] };
     const victim = listed.servers[4]!.id;
@@ -100,7 +100,7 @@ describe('a record deleted during the sync', () => {
 
 describe('absurd bodies', () => {
   it('an oversized body fails cleanly with the limit named', async () => {
-    const upstream = await withUpstream({ scale: 200 });
+    const upstream = await useUpstream({ scale: 200 });
     const out = tempDir();
     const settings = parseConfig({ sync: { maxBodyBytes: 20_000, retries: 0 } }, 'test').sync;
     await expect(syncInto(upstream, out, { settings })).rejects.toThrow(/GET \/\w+\.json sent \d+ bytes, over the limit of 20000 \(sync\.maxBodyBytes\)/);
@@ -108,7 +108,7 @@ describe('absurd bodies', () => {
   });
 
   it('an absurd record count fails before any single record is fetched', async () => {
-    const upstream = await withUpstream({ scale: 40 });
+    const upstream = await useUpstream({ scale: 40 });
     const out = tempDir();
     const settings = parseConfig({ sync: { maxRecords: 30 } }, 'test').sync;
     const before = upstream.requestCount();
@@ -117,7 +117,7 @@ describe('absurd bodies', () => {
   });
 
   it('deeply nested JSON fails cleanly, not with a crash', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     const deep = `{"applications":[{"id":"1","name":"x","description":${'['.repeat(200_000)}${']'.repeat(200_000)}}]}`;
     upstream.override('/applications.json', { status: 200, body: deep });
@@ -130,7 +130,7 @@ describe('absurd bodies', () => {
 
 describe('the token', () => {
   it('comes from a file read once; a world-readable file is warned about; it appears nowhere a failing run leaves', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const dir = tempDir();
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);

@@ -17,7 +17,7 @@ import { runCli, UNPRIVILEGED } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
-import { TOKEN, upstreamGet, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const env = { INVENTORY_API_TOKEN: TOKEN };
 
@@ -38,7 +38,7 @@ const INJECTED = 'x.json"; } server { listen 127.0.0.1:18081; location / { root 
 
 describe('nginx-conf over a crafted folder (break 1)', () => {
   it('refuses a _meta/filters.json entry whose file is not the view\'s own name, and prints no configuration', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };
     const template = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(list.servers[0]!.id)}.json`)).body as { server: Record<string, unknown> }).server;
     // Ids whose file names nginx cannot derive: the configuration names them, and still may.
@@ -63,7 +63,7 @@ describe('nginx-conf over a crafted folder (break 1)', () => {
   });
 
   it('refuses a manifest that lists a record file with quotes and braces in its name', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     mkdirSync(join(out, 'servers'), { recursive: true });
@@ -80,7 +80,7 @@ describe('nginx-conf over a crafted folder (break 1)', () => {
 
 describe('paths read from a manifest (break 4)', () => {
   it('a manifest entry with .. makes the next sync delete nothing outside the folder', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const parent = tempDir();
     const out = join(parent, 'mirror');
     await syncInto(upstream, out);
@@ -133,7 +133,7 @@ describe('the token in what the service sends back (break 8, and its escapes)', 
 
 describe('the token echoed inside the data (degraded)', () => {
   it('is never published: the sync refuses, naming the file, and the folder keeps its snapshot', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     await syncInto(upstream, out);
     const before = await treeState(out);
@@ -151,7 +151,7 @@ describe('the token echoed inside the data (degraded)', () => {
 
 describe('control characters from the service (break 9)', () => {
   it('an id with a newline and ESC sequences reaches the terminal escaped, on one line', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const list = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string }[] };
     const template = ((await upstreamGet(upstream, `/servers/${encodeURIComponent(list.servers[0]!.id)}.json`)).body as { server: Record<string, unknown> }).server;
     const id = 'evil\nwarning: forged by the service\u001b]0;pwned\u0007\u001b[2J';
@@ -169,7 +169,7 @@ describe('control characters from the service (break 9)', () => {
 
 describe('reading a snapshot needs no lock (degraded: verify and pack on a read-only folder)', () => {
   it.skipIf(!UNPRIVILEGED)('verify and pack a folder this user may not write (run as an unprivileged user when root)', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const root = tempDir();
     chmodSync(root, 0o755);
     const snapshot = join(root, 'snapshot');
@@ -204,7 +204,7 @@ describe('verify --archive refuses what unpack refuses (degraded)', () => {
 
 describe('a full disk during a re-sync (degraded; issue 31 point 4)', () => {
   it('a write error without a path, as the kernel gives it: exit 1 naming the file, the folder as it was', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     await syncInto(upstream, out);
     const before = await treeState(out);
@@ -238,7 +238,7 @@ describe('messages that named too much or too little (degraded)', () => {
   });
 
   it('--allow-nonempty: the refusal says the folder\'s own .gitignore would be replaced', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     writeFileSync(join(out, '.gitignore'), 'mine\n');
     const result = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });

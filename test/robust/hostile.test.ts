@@ -15,7 +15,7 @@ import { CLI, runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { allBytes, treeState } from '../helpers/tree.js';
-import { TOKEN, upstreamGet, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const env = { INVENTORY_API_TOKEN: TOKEN };
 
@@ -33,7 +33,7 @@ function twoSyncs(url: string, out: string): Promise<{ code: number | null; stde
 
 describe('the lock race', () => {
   it('the sync that loses it on a folder neither had removes nothing of the winner\'s', async () => {
-    const upstream = await withUpstream({ scale: 40 });
+    const upstream = await useUpstream({ scale: 40 });
     for (let round = 0; round < 3; round++) {
       const out = join(tempDir(), 'fresh', 'mirror');
       const results = await twoSyncs(upstream.url, out);
@@ -46,7 +46,7 @@ describe('the lock race', () => {
 
 describe('links inside the output folder', () => {
   it('a sync refuses to publish through a linked record folder, naming it, and writes nothing outside', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const elsewhere = tempDir();
@@ -63,7 +63,7 @@ describe('links inside the output folder', () => {
   });
 
   it('recovery refuses a linked work folder instead of deleting through it', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     await syncInto(upstream, out);
     const elsewhere = tempDir();
@@ -81,7 +81,7 @@ describe('links inside the output folder', () => {
 
 describe('the token never leaves the process', () => {
   it('echoed by the service into a JSON key, it appears in no retry line, error or webhook', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const posted: string[] = [];
     const hook = createServer((req, res) => {
       let body = '';
@@ -111,7 +111,7 @@ describe('the token never leaves the process', () => {
 
   it('git and its hooks run without it in their environment', async () => {
     const { execFileSync } = await import('node:child_process');
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const repo = tempDir();
     const gitEnv = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
     execFileSync('git', ['init', '--quiet'], { cwd: repo, env: { ...process.env, ...gitEnv } });
@@ -127,7 +127,7 @@ describe('the token never leaves the process', () => {
 
 describe('redaction of embedded records', () => {
   it('a servers policy applies to the servers a database embeds (include=servers), in every file and the archive', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const secret = 'team-secret-7731';
     const servers = (await upstreamGet(upstream, '/servers.json')).body as { servers: { id: string; name: string }[] };
     const databases = (await upstreamGet(upstream, '/databases.json?include=servers')).body as { databases: Record<string, unknown>[] };
@@ -146,7 +146,7 @@ describe('redaction of embedded records', () => {
 
 describe('values decoding would change without a word', () => {
   it('a repeated key, a number out of range and bytes that are not UTF-8 become findings', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const apps = (await upstreamGet(upstream, '/applications.json')).body as { applications: { id: string; name: string; description: string }[] };
     const app = apps.applications[0]!;
     const single = Buffer.concat([Buffer.from(`{"application":{"id":${JSON.stringify(app.id)},"name":"a","name":${JSON.stringify(app.name)},"description":"`), Buffer.from([0xc3, 0x28]), Buffer.from(`","size":1e400}}`)]);
@@ -184,7 +184,7 @@ describe('filesystem failures are one line, never "a bug"', () => {
   const CHILD = fileURLToPath(new URL('./fs-fault-child.mjs', import.meta.url));
 
   it('a full disk while the journal is written: exit 1 naming it, no journal left half-written, the folder as it was', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     await syncInto(upstream, out);
     const before = await treeState(out);
@@ -203,7 +203,7 @@ describe('filesystem failures are one line, never "a bug"', () => {
   });
 
   it('an unwritable output folder, or one under a file: exit 2 naming it; a failed first sync leaves no folder it made', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const parent = tempDir();
     writeFileSync(join(parent, 'file'), 'x');
     const under = await runCli(['sync', '--base-url', upstream.url, '--out', join(parent, 'file', 'out')], { env });
@@ -219,7 +219,7 @@ describe('filesystem failures are one line, never "a bug"', () => {
   });
 
   it('a folder holding someone else\'s files is refused unless --allow-nonempty', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = tempDir();
     writeFileSync(join(out, '.gitignore'), 'my own rules\n');
     const refused = await runCli(['sync', '--base-url', upstream.url, '--out', out], { env });
@@ -230,7 +230,7 @@ describe('filesystem failures are one line, never "a bug"', () => {
   });
 
   it('an id holding a lone surrogate: exit 1 with the reason, not a crash', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     upstream.override('/applications.json', { status: 200, body: '{"applications":[{"id":"a\\ud800","name":"x","description":"y"}]}' });
     const result = await runCli(['sync', '--base-url', upstream.url, '--out', tempDir()], { env });
     expect(result.code).toBe(1);

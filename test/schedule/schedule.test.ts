@@ -9,9 +9,8 @@ import { LAST_SYNC_FILE } from '../../src/snapshot/paths.js';
 
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { useUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
-const TOKEN = 'schedule-test-token-8f2d';
 const env = { INVENTORY_API_TOKEN: TOKEN };
 
 /** Collects a child's output and waits (bounded) for a condition on it. */
@@ -54,8 +53,8 @@ async function webhookReceiver(): Promise<{ url: string; bodies: string[]; close
   };
 }
 
-const syncUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 11 });
-const verifyUpstream = await useUpstream({ token: TOKEN, scale: 50, seed: 12 });
+const syncUpstream = await useUpstream({ scale: 50, seed: 11 });
+const verifyUpstream = await useUpstream({ scale: 50, seed: 12 });
 
 describe('schedule (built CLI)', () => {
   it('runs on a fast cron, skips overlapping ticks, prints JSON lines and stops cleanly on SIGTERM mid-run', async () => {

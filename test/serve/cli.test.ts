@@ -1,23 +1,14 @@
 /** The built CLI: `serve` starts, logs, stops on SIGTERM with status 0; a folder without a manifest exits 2. */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { buildMirror, type Mirror } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+import { buildMirror } from './helpers.js';
 
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
-let mirror: Mirror;
-
-beforeAll(async () => {
-  mirror = await buildMirror({ seed: 3, scale: 50 });
-});
-
-afterAll(async () => {
-  await mirror?.close();
-});
+const mirror = await buildMirror({ seed: 3, scale: 50 });
 
 describe('inventory-mirror serve', () => {
   it('serves with a token from the environment, logs requests, and exits 0 on SIGTERM', async () => {
@@ -41,15 +32,11 @@ describe('inventory-mirror serve', () => {
   });
 
   it('exits 2 with a one-line reason for a folder that is not a snapshot', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'im-empty-'));
-    try {
-      const result = spawnSync(process.execPath, [CLI, 'serve', '--dir', empty, '--port', '0'], { encoding: 'utf8' });
-      expect(result.status).toBe(2);
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toContain('not a published snapshot');
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const empty = tempDir('im-empty-');
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--dir', empty, '--port', '0'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('not a published snapshot');
   });
 
   it('nginx-conf prints a server block for the folder', () => {

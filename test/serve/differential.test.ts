@@ -6,19 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeJson } from '../../src/json/encode.js';
 import { startServe, type RunningServe } from '../../src/serve/index.js';
 import { systemAndDescendants } from '../../src/upstream/filters.js';
-import { buildMirror, fetchJson, TOKEN, type Mirror } from './helpers.js';
+import { TOKEN } from '../helpers/upstream.js';
+import { buildMirror, fetchJson, type Mirror } from './helpers.js';
 
-let mirror: Mirror;
+const mirror = await buildMirror({ seed: 7, scale: 120 });
 let serve: RunningServe;
 
 beforeAll(async () => {
-  mirror = await buildMirror({ seed: 7, scale: 120 });
   serve = await startServe({ dir: mirror.dir, quiet: true });
 });
 
 afterAll(async () => {
   await serve?.close();
-  await mirror?.close();
 });
 
 const q = encodeURIComponent;

@@ -6,21 +6,14 @@
  */
 import { readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeJson } from '../../src/json/encode.js';
 import { startServe, type RunningServe } from '../../src/serve/index.js';
 import { tempDir } from '../helpers/tmp.js';
-import { buildMirror, fetchJson, TOKEN, type Mirror } from './helpers.js';
+import { TOKEN } from '../helpers/upstream.js';
+import { buildMirror, fetchJson } from './helpers.js';
 
-let mirror: Mirror;
-
-beforeAll(async () => {
-  mirror = await buildMirror({ seed: 17, scale: 60 });
-});
-
-afterAll(async () => {
-  await mirror?.close();
-});
+const mirror = await buildMirror({ seed: 17, scale: 60 });
 
 async function get(serve: RunningServe, path: string): Promise<{ status: number; body: Buffer; retryAfter: string | null }> {
   const res = await fetch(serve.url + path, { headers: { 'Accept-Encoding': 'identity' } });

@@ -6,20 +6,12 @@
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startServe } from '../../src/serve/index.js';
-import { buildMirror, type Mirror } from './helpers.js';
+import { buildMirror } from './helpers.js';
 
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
-let mirror: Mirror;
-
-beforeAll(async () => {
-  mirror = await buildMirror({ seed: 5, scale: 10 });
-});
-
-afterAll(async () => {
-  await mirror?.close();
-});
+const mirror = await buildMirror({ seed: 5, scale: 10 });
 
 interface Flood {
   /** Settles when every socket has been closed (by the server, or by stop()). */

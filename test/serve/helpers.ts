@@ -1,12 +1,9 @@
 /** A real mirror for serve tests: the simulated upstream, synced with configured filter values taken from its hidden data. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sync as runSync } from '../../src/sync/index.js';
 import { generateDataset, type Dataset } from '../../src/upstream/data.js';
-import { startUpstream, type Upstream } from '../../src/upstream/index.js';
-
-export const TOKEN = 'serve-test-token-7b1';
+import type { Upstream } from '../../src/upstream/index.js';
+import { tempDir } from '../helpers/tmp.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 export interface Mirror {
   upstream: Upstream;
@@ -15,7 +12,6 @@ export interface Mirror {
   filters: Record<string, string[]>;
   /** Syncs the upstream into the folder again. */
   sync(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Configured values for the filters that cannot be discovered: a few of each, from the data. */
@@ -32,29 +28,22 @@ function configuredValues(data: Dataset): Record<string, string[]> {
   };
 }
 
-/** Starts an upstream and syncs it into a fresh folder (with the offline page when `browser`). */
+/**
+ * Starts an upstream and syncs it into a fresh folder (with the offline page when `browser`);
+ * both go in the teardown of the scope that builds it (a test, or the file when built at its top level).
+ */
 export async function buildMirror(options: { seed?: number; scale?: number; browser?: boolean } = {}): Promise<Mirror> {
   const seed = options.seed ?? 7;
   const scale = options.scale ?? 120;
   const data = generateDataset(seed, scale);
   const filters = configuredValues(data);
-  const upstream = await startUpstream({ token: TOKEN, seed, scale, profile: 'exact' });
-  const dir = mkdtempSync(join(tmpdir(), 'im-serve-'));
+  const upstream = await useUpstream({ seed, scale, profile: 'exact' });
+  const dir = tempDir('im-serve-');
   const sync = async (): Promise<void> => {
     await runSync({ baseUrl: upstream.url, token: TOKEN, out: dir, settings: { retries: 2, retryBaseMs: 2, retryMaxMs: 20 }, filters: { servers: filters }, browser: options.browser ?? false });
   };
   await sync();
-  return {
-    upstream,
-    dir,
-    data,
-    filters,
-    sync,
-    close: async () => {
-      await upstream.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { upstream, dir, data, filters, sync };
 }
 
 /** GET against a base URL: the bytes, and the body parsed when it is JSON. */

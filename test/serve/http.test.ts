@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../../src/serve/index.js';
-import { buildMirror, TOKEN, type Mirror } from './helpers.js';
+import { TOKEN } from '../helpers/upstream.js';
+import { buildMirror } from './helpers.js';
 
-let mirror: Mirror;
+const mirror = await buildMirror({ seed: 11, scale: 60, browser: true });
 let serve: RunningServe;
 const HOSTILE = ['../x', 'a/b', '.', '..', '%2e%2e', '日本', 'a(b)*', 'x'.repeat(400), 'sp ace?&#'];
 
@@ -27,7 +28,6 @@ function raw(base: string, path: string, options: { method?: string; headers?: R
 }
 
 beforeAll(async () => {
-  mirror = await buildMirror({ seed: 11, scale: 60, browser: true });
   const template = mirror.data.views.servers.get(mirror.data.order.servers[0]!)!;
   for (const id of HOSTILE) mirror.upstream.putRecord('servers', { ...template, id, name: `hostile-${id.slice(0, 20)}` });
   await mirror.sync();
@@ -39,7 +39,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.close();
-  await mirror?.close();
 });
 
 describe('serve over HTTP', () => {

@@ -6,19 +6,18 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeJson } from '../../src/json/encode.js';
 import { startServe, type RunningServe } from '../../src/serve/index.js';
-import { buildMirror, TOKEN, type Mirror } from './helpers.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
+import { buildMirror } from './helpers.js';
 
-let mirror: Mirror;
+const mirror = await buildMirror({ seed: 5, scale: 150 });
 let serve: RunningServe;
 
 beforeAll(async () => {
-  mirror = await buildMirror({ seed: 5, scale: 150 });
   serve = await startServe({ dir: mirror.dir, quiet: true, pollMs: 50 });
 });
 
 afterAll(async () => {
   await serve?.close();
-  await mirror?.close();
 });
 
 /** What the service answers for `path`: status and, for 200, the body as the mirror publishes it. */
@@ -44,8 +43,7 @@ describe('snapshot switch', () => {
     const paths = [...lists, ...records];
     const after = new Map(await Promise.all(paths.map(async (p) => [p, await upstream(p)] as const)));
     // The service's answers before the mutation, from a second upstream with the same data.
-    const { startUpstream } = await import('../../src/upstream/index.js');
-    const previous = await startUpstream({ token: TOKEN, seed: 5, scale: 150, profile: 'exact' });
+    const previous = await useUpstream({ seed: 5, scale: 150, profile: 'exact' });
     const before = new Map(
       await Promise.all(
         paths.map(async (p) => {
@@ -53,7 +51,7 @@ describe('snapshot switch', () => {
           const text = await res.text();
           return [p, { status: res.status, bytes: res.status === 200 ? encodeJson(JSON.parse(text)) : undefined }] as const;
         }),
-      ).finally(() => previous.close()),
+      ),
     );
     for (const p of lists) expect(after.get(p)!.bytes!.equals(before.get(p)!.bytes!), p).toBe(false);
 

@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 
 
 describe('conditional requests', () => {
   it('an unchanged service answers 304 everywhere and nothing is rewritten', async () => {
-    const upstream = await withUpstream({ scale: 50 });
+    const upstream = await useUpstream({ scale: 50 });
     const out = tempDir();
     const first = await syncInto(upstream, out);
     expect(first.notModified).toBe(0);
@@ -30,7 +30,7 @@ describe('conditional requests', () => {
   });
 
   it('after changes upstream, only changed bodies travel and the snapshot equals a fresh sync', async () => {
-    const upstream = await withUpstream({ scale: 80 });
+    const upstream = await useUpstream({ scale: 80 });
     const out = tempDir();
     await syncInto(upstream, out);
     const report = upstream.mutate({ seed: 5, share: 0.05 });
@@ -44,7 +44,7 @@ describe('conditional requests', () => {
   });
 
   it('a published file that no longer matches its manifest is fetched again, not reused', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const file = join(out, 'servers.json');
@@ -56,7 +56,7 @@ describe('conditional requests', () => {
   });
 
   it('carries the findings of a body over on its 304, so a re-sync reports what the first did', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     upstream.putRecord('applications', { id: 'w1', name: 'warned', description: 42 });
     const out = tempDir();
     const first = await syncInto(upstream, out);
@@ -67,7 +67,7 @@ describe('conditional requests', () => {
   });
 
   it('a kept file deleted from the folder is fetched and written again', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const name = `servers/${readdirSync(join(out, 'servers')).find((n) => n.endsWith('.json'))!}`;
@@ -80,7 +80,7 @@ describe('conditional requests', () => {
   });
 
   it('after a reboot since the last sync (power loss may have cut files short), a kept file of the wrong size is written again', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     const out = tempDir();
     await syncInto(upstream, out);
     const name = `applications/${readdirSync(join(out, 'applications')).find((n) => n.endsWith('.json'))!}`;
@@ -96,7 +96,7 @@ describe('conditional requests', () => {
   });
 
   it('a record whose list item changed is fetched and checked against it again', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const list = JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] };
@@ -116,7 +116,7 @@ describe('conditional requests', () => {
   });
 
   it('a record whose single view changed under an unchanged list is fetched and checked against its item in the kept list', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const list = JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] };
@@ -132,7 +132,7 @@ describe('conditional requests', () => {
   });
 
   it('records kept without the digest of the list item they were checked against are fetched and checked again', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const out = tempDir();
     await syncInto(upstream, out);
     const cacheFile = join(out, '_meta', 'http-cache.json');

@@ -2,10 +2,9 @@
  * Every failure gives one clear line, the contract's exit status, and leaves the output folder
  * exactly as it was: content and mtimes.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/free-port.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -14,15 +13,8 @@ import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const upstream = await useUpstream({ scale: 40 });
 const env = { INVENTORY_API_TOKEN: TOKEN };
-let configDir: string;
-let fastConfig: string;
-
-beforeAll(() => {
-  configDir = mkdtempSync(join(tmpdir(), 'im-cfg-'));
-  fastConfig = join(configDir, 'fast.json');
-  writeFileSync(fastConfig, JSON.stringify({ sync: { retries: 1, retryBaseMs: 5, retryMaxMs: 20 } }));
-});
-afterAll(() => rmSync(configDir, { recursive: true, force: true }));
+const fastConfig = join(tempDir('im-cfg-'), 'fast.json');
+writeFileSync(fastConfig, JSON.stringify({ sync: { retries: 1, retryBaseMs: 5, retryMaxMs: 20 } }));
 
 /** A synced folder and its state, for "nothing changed" checks. */
 async function syncedFolder(): Promise<{ out: string; before: Awaited<ReturnType<typeof treeState>> }> {

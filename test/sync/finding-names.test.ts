@@ -11,7 +11,7 @@ import { formatSummary } from '../../src/sync/summary.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 interface Group {
   resource: string;
@@ -29,7 +29,7 @@ function listNames(out: string, resource: string): Map<string, string> {
 
 describe('names beside ids in findings', () => {
   it('in _meta/quality.json, --warnings-file and the summary; quality.json byte-stable', async () => {
-    const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
     const warnings = join(tempDir(), 'warnings.jsonl');
     const result = await syncInto(upstream, out, { warningsFile: warnings });

@@ -11,7 +11,7 @@ import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { tokenFile, withUpstream } from '../helpers/upstream.js';
+import { tokenFile, useUpstream } from '../helpers/upstream.js';
 
 interface RunRecord {
   concurrency: { configured: number; adaptive: boolean; lowest: number; highest: number };
@@ -25,7 +25,7 @@ const lastSync = (out: string): RunRecord => JSON.parse(readFileSync(join(out, L
 describe('a slow, shared service', () => {
   it('adaptive (the default): on a service of 2 workers, starts low, stays near what it can serve, is barely refused, and publishes everything', async () => {
     // 20 ms a request: a latency signal that a loaded machine's scheduling noise does not drown.
-    const upstream = await withUpstream({ scale: 60, latencyMs: 20, workers: 2 });
+    const upstream = await useUpstream({ scale: 60, latencyMs: 20, workers: 2 });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -45,7 +45,7 @@ describe('a slow, shared service', () => {
   }, 150_000);
 
   it('--fixed-concurrency keeps what it was told through 503 answers, counts them, and still publishes everything', async () => {
-    const upstream = await withUpstream({ scale: 60, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
+    const upstream = await useUpstream({ scale: 60, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '12', '--fixed-concurrency'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -57,7 +57,7 @@ describe('a slow, shared service', () => {
   }, 150_000);
 
   it('503 answers halve the requests in flight (said with -v, counted in the summary)', async () => {
-    const upstream = await withUpstream({ scale: 150, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
+    const upstream = await useUpstream({ scale: 150, faults: { rate: 0.05, kinds: ['5xx'], seed: 3 } });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32', '-v'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -71,7 +71,7 @@ describe('a slow, shared service', () => {
   }, 150_000);
 
   it('a service that degrades mid-sync (8 workers, then 2, through the control endpoint): the sync backs off, finishes, and publishes everything', async () => {
-    const upstream = await withUpstream({ scale: 150, latencyMs: 5, workers: 8 });
+    const upstream = await useUpstream({ scale: 150, latencyMs: 5, workers: 8 });
     const out = tempDir();
     const running = runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--concurrency', '32', '-v'], { timeoutMs: 120_000 });
     const deadline = Date.now() + 60_000;
@@ -95,7 +95,7 @@ describe('a slow, shared service', () => {
   }, 150_000);
 
   it('--max-rps: the service counts no second with more requests than the cap, and the snapshot is whole', async () => {
-    const upstream = await withUpstream({ scale: 12 });
+    const upstream = await useUpstream({ scale: 12 });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '--max-rps', '20', '--concurrency', '16']);
     expect(run.stderr).toBe('');

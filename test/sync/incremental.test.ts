@@ -13,7 +13,7 @@ import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 const INCREMENTAL = { incremental: true, refreshRuns: 7 };
 
@@ -30,7 +30,7 @@ async function expectEqualToFullSync(upstream: Upstream, out: string): Promise<v
 
 describe('incremental sync', () => {
   it('falls back to a full sync on a first sync, then asks for only ceil(records / N) records when nothing changed, rewriting nothing', async () => {
-    const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
     const first = await incremental(upstream, out);
     expect(first.fetch.mode).toBe('full');
@@ -56,7 +56,7 @@ describe('incremental sync', () => {
   });
 
   it('fetches what the lists and references show changed, and ends equal to a full sync; the silent change within N runs', async () => {
-    const upstream = await withUpstream({ scale: 120, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 120, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
     const report = upstream.mutate({ seed: 3, share: 0.03 });
@@ -85,7 +85,7 @@ describe('incremental sync', () => {
   });
 
   it('follows a server rename to the databases, appservers and applications that name it, and a removal to the database still naming it', async () => {
-    const upstream = await withUpstream({ scale: 80, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 80, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
     const servers = (JSON.parse(readFileSync(join(out, 'servers.json'), 'utf8')) as { servers: { id: string; name: string }[] }).servers;
@@ -108,7 +108,7 @@ describe('incremental sync', () => {
   });
 
   it('says why it falls back: no usable run metadata, another service, lists without updated_at', async () => {
-    const upstream = await withUpstream({ scale: 30, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 30, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
     rmSync(join(out, '_meta/http-cache.json'));
@@ -117,12 +117,12 @@ describe('incremental sync', () => {
     expect(missing.fetch.fallbacks[0]).toMatch(/no usable run metadata/);
     expect(missing.fetch.fetched).toBe(total(missing));
 
-    const other = await withUpstream({ scale: 30, profile: 'realistic' });
+    const other = await useUpstream({ scale: 30, profile: 'realistic' });
     const moved = await incremental(other, out);
     expect(moved.fetch.fallbacks).toEqual([`the snapshot came from another service (${upstream.url})`]);
     expect(moved.fetch.fetched).toBe(total(moved));
 
-    const exact = await withUpstream({ scale: 30, profile: 'exact', extraFields: false });
+    const exact = await useUpstream({ scale: 30, profile: 'exact', extraFields: false });
     const plain = tempDir();
     await syncInto(exact, plain);
     const result = await incremental(exact, plain);
@@ -132,7 +132,7 @@ describe('incremental sync', () => {
   });
 
   it('keeps the run metadata small: under 150 bytes per record', async () => {
-    const upstream = await withUpstream({ scale: 200, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 200, profile: 'realistic' });
     const out = tempDir();
     const result = await syncInto(upstream, out);
     const bytes = readFileSync(join(out, '_meta/http-cache.json')).length;
@@ -142,7 +142,7 @@ describe('incremental sync', () => {
 
 describe('incremental sync from the command line', () => {
   it('sync --incremental prints why records were fetched; a bad --refresh-runs is a usage error naming the flag', async () => {
-    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 40, profile: 'realistic' });
     const out = tempDir();
     const env = { INVENTORY_API_TOKEN: TOKEN };
     const first = await runCli(['sync', '--base-url', upstream.url, '--out', out, '--incremental'], { env });
@@ -158,7 +158,7 @@ describe('incremental sync from the command line', () => {
   });
 
   it('schedule runs incremental syncs when asked: the first in full, the next ones asking for a share of the records', async () => {
-    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 40, profile: 'realistic' });
     const out = tempDir();
     const child = startCli(['schedule', '--cron', '* * * * * *', '--run-at-start', '--incremental', '--refresh-runs', '5', '--base-url', upstream.url, '--out', out], { env: { INVENTORY_API_TOKEN: TOKEN } });
     let stdout = '';

@@ -14,7 +14,7 @@ import { parseQuality, type Quality } from '../../src/validate/quality.js';
 import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { tokenFile, withUpstream } from '../helpers/upstream.js';
+import { tokenFile, useUpstream } from '../helpers/upstream.js';
 
 const key = (g: { resource: string; field: string; code: string }) => `${g.resource}.${g.field}:${g.code}`;
 const byGroup = (groups: readonly { resource: string; field: string; code: string; ids: readonly string[] }[]) =>
@@ -34,7 +34,7 @@ async function injected(upstream: Upstream): Promise<InjectedReport> {
 
 describe('a realistic service', () => {
   it('at 20 000 servers: findings equal what the service injected, none from one-view fields, run metadata bounded', async () => {
-    const upstream = await withUpstream({ profile: 'realistic', scale: 20_000, seed: 3 });
+    const upstream = await useUpstream({ profile: 'realistic', scale: 20_000, seed: 3 });
     const out = tempDir();
     const first = await syncInto(upstream, out);
     const report = await injected(upstream);
@@ -67,7 +67,7 @@ describe('a realistic service', () => {
   }, 300_000);
 
   it('--strict fails naming the largest finding, passes once the config accepts them all; --warnings-file holds every finding', async () => {
-    const upstream = await withUpstream({ profile: 'realistic', scale: 400, seed: 8 });
+    const upstream = await useUpstream({ profile: 'realistic', scale: 400, seed: 8 });
     const report = await injected(upstream);
     const out = tempDir();
     const warnings = join(tempDir(), 'findings.jsonl');
@@ -103,7 +103,7 @@ describe('a realistic service', () => {
   }, 120_000);
 
   it('after the service changes through its control endpoint, diff tells the findings that appeared and were fixed', async () => {
-    const upstream = await withUpstream({ profile: 'realistic', scale: 600, seed: 4 });
+    const upstream = await useUpstream({ profile: 'realistic', scale: 600, seed: 4 });
     const out = tempDir();
     await syncInto(upstream, out);
     const before = await injected(upstream);

@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData } from '../helpers/tree.js';
-import { TOKEN, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 import { listFiles } from '../../src/verify/verify.js';
 
 const ALL = ['applications', 'databases', 'operating_systems', 'servers', 'appservers'];
@@ -49,7 +49,7 @@ describe('choosing resources', () => {
   });
 
   it('mirrors only the chosen lists, records and views; quality, summary and the page cover only them', async () => {
-    const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
     const result = await syncInto(upstream, out, { resources: ['servers', 'operating_systems'], browser: true });
     expect(await resourcesIn(out)).toEqual(['operating_systems', 'servers']);
@@ -65,7 +65,7 @@ describe('choosing resources', () => {
   });
 
   it('the command line: --resources, its summary and --metrics-file name only the chosen resources', async () => {
-    const upstream = await withUpstream({ scale: 20 });
+    const upstream = await useUpstream({ scale: 20 });
     const dir = tempDir();
     const metrics = join(dir, 'inventory.prom');
     const run = await runCli(['sync', '--base-url', upstream.url, '--out', join(dir, 'out'), '--resources', 'operating_systems, servers', '--metrics-file', metrics], { env: { INVENTORY_API_TOKEN: TOKEN } });
@@ -77,7 +77,7 @@ describe('choosing resources', () => {
   });
 
   it('skips the cross-checks whose other side is not mirrored, never reporting them as findings', async () => {
-    const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
     const result = await syncInto(upstream, out, { resources: ['appservers', 'databases'] });
     expect(result.records.appservers).toBeGreaterThan(0);
@@ -86,7 +86,7 @@ describe('choosing resources', () => {
   });
 
   it('removes a dropped resource without the mass-removal guard refusing it, fetches an added one in full, incrementally too', async () => {
-    const upstream = await withUpstream({ scale: 60, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
     const out = tempDir();
     const settings = { incremental: true, refreshRuns: 7 };
     await syncInto(upstream, out, { settings });

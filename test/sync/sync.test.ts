@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
-import { TOKEN, upstreamGet, useUpstream, withUpstream } from '../helpers/upstream.js';
+import { TOKEN, upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 const upstream = await useUpstream({ scale: 60, extraFields: true });
 const env = { INVENTORY_API_TOKEN: TOKEN };
@@ -137,7 +137,7 @@ describe('sync with config', () => {
 
 describe('after publishing', () => {
   it('leaves the folder locked for the caller (the git commit), and a failing step after it leaves the published snapshot in place', async () => {
-    const upstream = await withUpstream({ scale: 10 });
+    const upstream = await useUpstream({ scale: 10 });
     const out = join(tempDir(), 'new-folder');
     const held = await holdOutput(out, 'sync');
     const result = await syncInto(upstream, out, { held });

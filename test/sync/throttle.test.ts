@@ -11,7 +11,7 @@ import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { tokenFile, withUpstream } from '../helpers/upstream.js';
+import { tokenFile, useUpstream } from '../helpers/upstream.js';
 
 interface RunRecord {
   requests: number;
@@ -25,7 +25,7 @@ const lastSync = (out: string): RunRecord => JSON.parse(readFileSync(join(out, L
 
 describe('a service that answers 429', () => {
   it('3% of answers 429 at random: every record published, the requests in flight never cut for it, the summary counts them', async () => {
-    const upstream = await withUpstream({ scale: 150, faults: { rate: 0.03, kinds: ['429'], retryAfterSeconds: 1, seed: 5 } });
+    const upstream = await useUpstream({ scale: 150, faults: { rate: 0.03, kinds: ['429'], retryAfterSeconds: 1, seed: 5 } });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -41,7 +41,7 @@ describe('a service that answers 429', () => {
 
   it('a limiter at 100 requests a second: the pace is found under it, few requests refused, and -q still says the service throttled us', async () => {
     // Big enough that the first second, when the limiter is met unpaced and refuses the burst, is not most of the sync.
-    const upstream = await withUpstream({ scale: 400, rateLimit: 100 });
+    const upstream = await useUpstream({ scale: 400, rateLimit: 100 });
     const out = tempDir();
     const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '-q'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);

@@ -11,11 +11,11 @@ import { filterFile } from '../../src/snapshot/paths.js';
 import { redactRecord } from '../../src/redact/redact.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
-import { upstreamGet, withUpstream } from '../helpers/upstream.js';
+import { upstreamGet, useUpstream } from '../helpers/upstream.js';
 
 describe('filtered views', () => {
   it('publish every item as the list would, whether sent as in the list, differently, or not in the list at all', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     const path = '/servers.json?by_virtual=1';
     const view = (await upstreamGet(upstream, path)).body as { servers: Record<string, unknown>[] };
     expect(view.servers.length).toBeGreaterThan(3);
@@ -33,7 +33,7 @@ describe('filtered views', () => {
   });
 
   it('with nothing to redact, publish items re-encoded from their bytes exactly as parsed ones, however they were written', async () => {
-    const upstream = await withUpstream({ scale: 30 });
+    const upstream = await useUpstream({ scale: 30 });
     const path = '/servers.json?by_virtual=1';
     const view = (await upstreamGet(upstream, path)).body as { servers: Record<string, unknown>[] };
     const [a, b, c, d] = view.servers as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];

@@ -1,17 +1,14 @@
 /** The batching file writer: every file written whole, failures reported per file as fs errors, the process left free to exit. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeFsError } from '../../src/errors.js';
 import { FileBatcher } from '../../src/publish/file-batch.js';
+import { tempDir } from '../helpers/tmp.js';
 
 describe('FileBatcher', () => {
-  let dir: string;
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
   it('writes many files handed over at once, each with its own bytes', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'im-batch-'));
+    const dir = tempDir('im-batch-');
     const files = new FileBatcher();
     const names = Array.from({ length: 500 }, (_, i) => `${i}.json`);
     await Promise.all(names.map((name, i) => files.write(join(dir, name), Buffer.from(`{"id": "${i}"}\n`.repeat(1 + (i % 7))))));
@@ -20,7 +17,7 @@ describe('FileBatcher', () => {
   });
 
   it('fails only the file that cannot be written, with the error fs gives', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'im-batch-'));
+    const dir = tempDir('im-batch-');
     const files = new FileBatcher();
     const missing = join(dir, 'no-such-folder', 'a.json');
     const results = await Promise.allSettled([files.write(join(dir, 'ok.json'), Buffer.from('1')), files.write(missing, Buffer.from('2'))]);

@@ -5,8 +5,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import type { CommandIo } from '../../src/cli/command.js';
-import { startUpstream } from '../../src/upstream/index.js';
 import { CLI } from '../helpers/cli.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
 
 function captureIo(env: NodeJS.ProcessEnv = {}): CommandIo & { out: () => string; err: () => string } {
   const stdout = new PassThrough();
@@ -45,14 +45,14 @@ describe('upstream command', () => {
   });
 
   it('in another process, serves the same realistic bytes for a seed, and changes through its control endpoint', async () => {
-    const child = spawn(process.execPath, [CLI, 'upstream', '--port', '0', '--scale', '30', '--seed', '4', '--token', 'cli-token'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const here = await startUpstream({ token: 'cli-token', scale: 30, seed: 4 });
+    const here = await useUpstream({ scale: 30, seed: 4, profile: 'realistic' });
+    const child = spawn(process.execPath, [CLI, 'upstream', '--port', '0', '--scale', '30', '--seed', '4', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
       expect(line).toContain('realistic profile');
       const url = /(http:\/\/\S+)/.exec(line!)![1]!;
       const bodies = (base: string): Promise<string[]> =>
-        Promise.all(['/servers.json', '/servers/1003.json', '/databases.json?include=servers', '/appservers.json'].map(async (path) => (await fetch(base + path, { headers: { 'X-Api-Token': 'cli-token' } })).text()));
+        Promise.all(['/servers.json', '/servers/1003.json', '/databases.json?include=servers', '/appservers.json'].map(async (path) => (await fetch(base + path, { headers: { 'X-Api-Token': TOKEN } })).text()));
       expect(await bodies(url)).toEqual(await bodies(here.url));
       const report = await (await fetch(`${url}/_control/mutate?share=0.1&seed=5`, { method: 'POST' })).json();
       expect(report).toEqual(here.mutate({ share: 0.1, seed: 5 }));
@@ -61,7 +61,7 @@ describe('upstream command', () => {
     } finally {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await Promise.all([exited, here.close()]);
+      await exited;
     }
   });
 

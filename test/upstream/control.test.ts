@@ -1,8 +1,8 @@
 import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isControlPath, isLoopback } from '../../src/upstream/control.js';
-import { startUpstream } from '../../src/upstream/index.js';
-import { get, TOKEN, useUpstream } from './helpers.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
+import { get } from './helpers.js';
 
 /** A non-loopback IPv4 address of this machine, if it has one. */
 const outsideAddress = Object.values(networkInterfaces())
@@ -22,22 +22,23 @@ describe('control endpoint: address and path rules', () => {
   });
 });
 
+const upstream = await useUpstream({ seed: 4, scale: 40 });
+
 describe('control endpoint over HTTP', () => {
-  const upstream = useUpstream({ seed: 4, scale: 40 });
-  const control = (path: string, method = 'GET'): Promise<Response> => fetch(`${upstream.current.url}${path}`, { method });
+  const control = (path: string, method = 'GET'): Promise<Response> => fetch(`${upstream.url}${path}`, { method });
 
   it('GET /_control lists the endpoints, without a token and without counting as an API request', async () => {
-    const before = upstream.current.requestCount();
+    const before = upstream.requestCount();
     const res = await control('/_control');
     expect(res.status).toBe(200);
     const { endpoints } = (await res.json()) as { endpoints: { method: string; path: string }[] };
     expect(endpoints.map((e) => `${e.method} ${e.path.split('?')[0]}`)).toEqual(['GET /_control', 'POST /_control/mutate', 'GET /_control/injected', 'POST /_control/faults', 'POST /_control/pacing', 'POST /_control/limit', 'GET /_control/traffic', 'POST /_control/traffic/reset']);
-    expect(upstream.current.requestCount()).toBe(before);
+    expect(upstream.requestCount()).toBe(before);
   });
 
   it('GET /_control/traffic counts the API requests (not its own), and POST /_control/traffic/reset starts again', async () => {
     await control('/_control/traffic/reset', 'POST');
-    for (let i = 0; i < 3; i++) await get(upstream.current, '/servers.json');
+    for (let i = 0; i < 3; i++) await get(upstream, '/servers.json');
     const res = await control('/_control/traffic');
     expect(await res.json()).toMatchObject({ requests: 3, busiestSecond: 3, refused: 0 });
     expect((await control('/_control/traffic/reset')).status).toBe(405);
@@ -45,39 +46,35 @@ describe('control endpoint over HTTP', () => {
   });
 
   it('POST /_control/mutate applies the same batch as mutate() and answers its report', async () => {
-    const twin = await startUpstream({ token: TOKEN, seed: 4, scale: 40, profile: 'exact' });
-    try {
-      const res = await control('/_control/mutate?share=0.1&seed=6', 'POST');
-      expect(res.status).toBe(200);
-      const report = await res.json();
-      expect(report).toEqual(twin.mutate({ share: 0.1, seed: 6 }));
-      for (const path of ['/servers.json', '/appservers.json', '/databases.json?include=servers']) {
-        expect(await (await get(upstream.current, path)).text(), path).toBe(await (await get(twin, path)).text());
-      }
-    } finally {
-      await twin.close();
+    const twin = await useUpstream({ seed: 4, scale: 40, profile: 'exact' });
+    const res = await control('/_control/mutate?share=0.1&seed=6', 'POST');
+    expect(res.status).toBe(200);
+    const report = await res.json();
+    expect(report).toEqual(twin.mutate({ share: 0.1, seed: 6 }));
+    for (const path of ['/servers.json', '/appservers.json', '/databases.json?include=servers']) {
+      expect(await (await get(upstream, path)).text(), path).toBe(await (await get(twin, path)).text());
     }
   });
 
   it('GET /_control/injected answers the report of the current data', async () => {
     const res = await control('/_control/injected');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(upstream.current.injected());
+    expect(await res.json()).toEqual(upstream.injected());
   });
 
   it('POST /_control/faults sets faults on the API, not on itself; rate=0 clears them', async () => {
     let res = await control('/_control/faults?rate=1&kinds=5xx&seed=2', 'POST');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ faults: { rate: 1, kinds: ['5xx'], seed: 2 } });
-    expect((await get(upstream.current, '/servers.json')).status).toBe(503);
+    expect((await get(upstream, '/servers.json')).status).toBe(503);
     expect((await control('/_control')).status).toBe(200);
     res = await control('/_control/faults?rate=0', 'POST');
     expect(await res.json()).toEqual({ faults: null });
-    expect((await get(upstream.current, '/servers.json')).status).toBe(200);
+    expect((await get(upstream, '/servers.json')).status).toBe(200);
   });
 
   it('POST /_control/pacing narrows a running service (503 with Retry-After beyond its queue), and no parameters restore it', async () => {
-    const burst = async (): Promise<number[]> => (await Promise.all(Array.from({ length: 30 }, () => get(upstream.current, '/operating_systems.json')))).map((r) => r.status);
+    const burst = async (): Promise<number[]> => (await Promise.all(Array.from({ length: 30 }, () => get(upstream, '/operating_systems.json')))).map((r) => r.status);
     let res = await control('/_control/pacing?latency_ms=40&workers=1', 'POST');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ latencyMs: 40, workers: 1 });
@@ -92,7 +89,7 @@ describe('control endpoint over HTTP', () => {
   });
 
   it('POST /_control/limit puts a rate limiter in front: 429 with Retry-After: 1 above N a second, counted; per_second=0 removes it', async () => {
-    const burst = async (): Promise<Response[]> => Promise.all(Array.from({ length: 12 }, () => get(upstream.current, '/operating_systems.json')));
+    const burst = async (): Promise<Response[]> => Promise.all(Array.from({ length: 12 }, () => get(upstream, '/operating_systems.json')));
     await control('/_control/traffic/reset', 'POST');
     let res = await control('/_control/limit?per_second=5', 'POST');
     expect(await res.json()).toEqual({ perSecond: 5 });
@@ -133,29 +130,21 @@ describe('control endpoint over HTTP', () => {
   });
 
   it.skipIf(outsideAddress === undefined)('answers 404 to a client that is not on the loopback', async () => {
-    const service = await startUpstream({ token: TOKEN, scale: 10, host: '0.0.0.0' });
-    try {
-      const base = `http://${outsideAddress}:${service.port}`;
-      for (const [path, method] of [['/_control', 'GET'], ['/_control/mutate?share=0.5', 'POST'], ['/_control/injected', 'GET']] as const) {
-        const res = await fetch(base + path, { method });
-        expect(res.status, path).toBe(404);
-        expect(await res.json()).toEqual({ error: 'not found' });
-      }
-      expect((await fetch(`${base}/servers.json`, { headers: { 'X-Api-Token': TOKEN } })).status).toBe(200);
-      expect((await fetch(`http://127.0.0.1:${service.port}/_control`)).status).toBe(200);
-    } finally {
-      await service.close();
+    const service = await useUpstream({ scale: 10, host: '0.0.0.0', profile: 'realistic' });
+    const base = `http://${outsideAddress}:${service.port}`;
+    for (const [path, method] of [['/_control', 'GET'], ['/_control/mutate?share=0.5', 'POST'], ['/_control/injected', 'GET']] as const) {
+      const res = await fetch(base + path, { method });
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ error: 'not found' });
     }
+    expect((await fetch(`${base}/servers.json`, { headers: { 'X-Api-Token': TOKEN } })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${service.port}/_control`)).status).toBe(200);
   });
 
   it('with control: false, /_control is an ordinary unknown path behind the token', async () => {
-    const service = await startUpstream({ token: TOKEN, scale: 10, control: false });
-    try {
-      expect((await fetch(`${service.url}/_control`)).status).toBe(401);
-      expect((await get(service, '/_control')).status).toBe(404);
-      expect((await get(service, '/_control/mutate?share=0.5', { method: 'POST' })).status).toBe(405);
-    } finally {
-      await service.close();
-    }
+    const service = await useUpstream({ scale: 10, control: false, profile: 'realistic' });
+    expect((await fetch(`${service.url}/_control`)).status).toBe(401);
+    expect((await get(service, '/_control')).status).toBe(404);
+    expect((await get(service, '/_control/mutate?share=0.5', { method: 'POST' })).status).toBe(405);
   });
 });

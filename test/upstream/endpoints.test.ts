@@ -3,9 +3,10 @@ import { compareIds } from '../../src/spec/ids.js';
 import { RESOURCE_NAMES, RESOURCES, singlePath } from '../../src/spec/resources.js';
 import { SCHEMAS } from '../../src/spec/schemas.js';
 import { generateDataset } from '../../src/upstream/data.js';
-import { getJson, useUpstream } from './helpers.js';
+import { TOKEN, useUpstream } from '../helpers/upstream.js';
+import { getJson } from './helpers.js';
 
-const upstream = useUpstream({ seed: 7, scale: 50 });
+const upstream = await useUpstream({ seed: 7, scale: 50 });
 const data = generateDataset(7, 50);
 
 const FIELDS = {
@@ -28,12 +29,12 @@ type Item = Record<string, unknown> & { id: string };
 
 describe('endpoints', () => {
   it('has the documented sizes for the scale', () => {
-    expect(upstream.current.counts()).toEqual({ servers: 50, appservers: 25, applications: 10, databases: 5, operating_systems: 25 });
+    expect(upstream.counts()).toEqual({ servers: 50, appservers: 25, applications: 10, databases: 5, operating_systems: 25 });
   });
 
   for (const resource of RESOURCE_NAMES) {
     it(`${resource}: list and single envelopes, fields in spec order, valid against the schemas`, async () => {
-      const list = await getJson<Record<string, Item[]>>(upstream.current, `/${resource}.json`);
+      const list = await getJson<Record<string, Item[]>>(upstream, `/${resource}.json`);
       expect(Object.keys(list)).toEqual([resource]);
       const items = list[resource]!;
       expect(items.map((i) => i.id)).toEqual(data.order[resource]);
@@ -44,7 +45,7 @@ describe('endpoints', () => {
         expect(SCHEMAS[resource].list.safeParse(item).success).toBe(true);
       }
       for (const item of items) {
-        const single = await getJson<Record<string, Item>>(upstream.current, singlePath(resource, item.id));
+        const single = await getJson<Record<string, Item>>(upstream, singlePath(resource, item.id));
         const singular = RESOURCES[resource].singular;
         expect(Object.keys(single)).toEqual([singular]);
         const record = single[singular]!;
@@ -56,11 +57,11 @@ describe('endpoints', () => {
   }
 
   it('servers: ip only in the single view, hypervisor_name null exactly for physical servers', async () => {
-    const { servers } = await getJson<{ servers: Item[] }>(upstream.current, '/servers.json');
+    const { servers } = await getJson<{ servers: Item[] }>(upstream, '/servers.json');
     expect(servers.some((s) => 'ip' in s)).toBe(false);
     for (const server of servers) expect(server.hypervisor_name === null).toBe(!data.servers.get(server.id)!.virtual);
     expect(servers.some((s) => s.hypervisor_name === null) && servers.some((s) => s.hypervisor_name !== null)).toBe(true);
-    const { server } = await getJson<{ server: Item }>(upstream.current, `/servers/${servers[0]!.id}.json`);
+    const { server } = await getJson<{ server: Item }>(upstream, `/servers/${servers[0]!.id}.json`);
     expect(typeof server.ip).toBe('string');
     const keyCounts = new Set(servers.map((s) => Object.keys(s.extended_attributes as object).join(',')));
     expect(keyCounts.size).toBeGreaterThan(3);
@@ -68,12 +69,12 @@ describe('endpoints', () => {
   });
 
   it('databases: the single view adds servers, and config and databases per instance', async () => {
-    const { databases } = await getJson<{ databases: Item[] }>(upstream.current, '/databases.json');
+    const { databases } = await getJson<{ databases: Item[] }>(upstream, '/databases.json');
     const serverNames = new Map([...data.views.servers.values()].map((s) => [s.name, s.id]));
     expect(new Set(databases.map((d) => d.type))).toEqual(new Set(['pgsql', 'mysql']));
     for (const item of databases) {
       for (const instance of item.instances as Item[]) expect(Object.keys(instance)).toEqual(INSTANCE_LIST);
-      const { database } = await getJson<{ database: Item }>(upstream.current, `/databases/${item.id}.json`);
+      const { database } = await getJson<{ database: Item }>(upstream, `/databases/${item.id}.json`);
       const names = database.server_names as string[];
       expect(database.servers).toEqual(names.map((name) => ({ id: serverNames.get(name), name })));
       const instances = database.instances as Item[];
@@ -92,14 +93,14 @@ describe('endpoints', () => {
   });
 
   it('appservers and databases refer to existing servers', async () => {
-    const { appservers } = await getJson<{ appservers: Item[] }>(upstream.current, '/appservers.json');
+    const { appservers } = await getJson<{ appservers: Item[] }>(upstream, '/appservers.json');
     for (const a of appservers) expect(data.views.servers.get(a.server_id as string)?.name).toBe(a.server_name);
     const names = new Set([...data.views.servers.values()].map((s) => s.name));
     for (const d of data.views.databases.values()) for (const name of d.server_names as string[]) expect(names.has(name)).toBe(true);
   });
 
   it('renders compact JSON', async () => {
-    const res = await fetch(`${upstream.current.url}/operating_systems.json`, { headers: { 'X-Api-Token': 'test-token-5e3c1a' } });
+    const res = await fetch(`${upstream.url}/operating_systems.json`, { headers: { 'X-Api-Token': TOKEN } });
     const text = await res.text();
     expect(text).toBe(JSON.stringify(JSON.parse(text)));
     expect(text.startsWith('{"operating_systems":[{"id":"1","name":"Linux","codename":""}')).toBe(true);

@@ -1,20 +1,6 @@
-/** Starts the simulated upstream for a test file and closes it afterwards. */
-import { afterAll, beforeAll } from 'vitest';
-import { startUpstream, type Upstream, type UpstreamOptions } from '../../src/upstream/index.js';
-
-export const TOKEN = 'test-token-5e3c1a';
-
-/** A running upstream for the enclosing describe block; read `.current` inside tests. */
-export function useUpstream(options: Partial<UpstreamOptions> = {}): { current: Upstream } {
-  const holder = {} as { current: Upstream };
-  beforeAll(async () => {
-    holder.current = await startUpstream({ token: TOKEN, scale: 50, profile: 'exact', ...options });
-  });
-  afterAll(async () => {
-    await holder.current?.close();
-  });
-  return holder;
-}
+/** Requests to the simulated service with the test token, for the tests of the service itself. */
+import type { Upstream } from '../../src/upstream/index.js';
+import { TOKEN } from '../helpers/upstream.js';
 
 /** GET (or another method) with the test token unless headers say otherwise. */
 export function get(upstream: Upstream, path: string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<Response> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareIds } from '../../src/spec/ids.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../src/spec/resources.js';
-import { startUpstream, type InjectedReport, type Upstream } from '../../src/upstream/index.js';
-import { TOKEN } from './helpers.js';
+import type { InjectedReport } from '../../src/upstream/index.js';
+import { useUpstream } from '../helpers/upstream.js';
 import { pullAll, type Item, type Pull } from './pull.js';
 
 /**
@@ -117,64 +117,51 @@ function expectedReport(pull: Pull): InjectedReport {
   return { findings, shape: Object.fromEntries(Object.entries(shape).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
 
-async function withUpstream(options: Parameters<typeof startUpstream>[0], test: (upstream: Upstream) => Promise<void>): Promise<void> {
-  const upstream = await startUpstream(options);
-  try {
-    await test(upstream);
-  } finally {
-    await upstream.close();
-  }
-}
-
 const codes = (report: InjectedReport): string[] => [...new Set(report.findings.map((f) => `${f.resource} ${f.field} ${f.code}`))];
 
 describe('injected()', () => {
   it('matches what the realistic bodies contain, before and after a mutation', async () => {
-    await withUpstream({ token: TOKEN, seed: 10, scale: 1000 }, async (upstream) => {
-      const report = upstream.injected();
-      expect(report).toEqual(expectedReport(await pullAll(upstream)));
-      expect(codes(report)).toEqual(
-        expect.arrayContaining([
-          'applications description null',
-          'appservers dbconn_url null',
-          'appservers server_id dangling_ref',
-          'databases instances[].listen_port wrong_type',
-          'databases server_names dangling_ref',
-          'databases servers server_list_mismatch',
-          'operating_systems codename null',
-          'servers ip null',
-          'servers memory_GB view_mismatch',
-          'servers memory_GB wrong_type',
-          'servers name view_mismatch',
-          'servers processor_reference null',
-        ]),
-      );
-      expect(report.shape.servers).toEqual({ listOnly: ['arch', 'ipaddress', 'os_name', 'virtual'], singleOnly: ['created_at', 'hardware', 'location', 'maintainer', 'operating_system'] });
-      expect(codes(report).some((c) => c.startsWith('servers hypervisor_name'))).toBe(false);
-      // Every database with a retired server name has a servers list one short.
-      const dangling = report.findings.find((f) => f.field === 'server_names')!.ids;
-      expect(report.findings.find((f) => f.field === 'servers')!.ids).toEqual(dangling);
+    const upstream = await useUpstream({ seed: 10, scale: 1000, profile: 'realistic' });
+    const report = upstream.injected();
+    expect(report).toEqual(expectedReport(await pullAll(upstream)));
+    expect(codes(report)).toEqual(
+      expect.arrayContaining([
+        'applications description null',
+        'appservers dbconn_url null',
+        'appservers server_id dangling_ref',
+        'databases instances[].listen_port wrong_type',
+        'databases server_names dangling_ref',
+        'databases servers server_list_mismatch',
+        'operating_systems codename null',
+        'servers ip null',
+        'servers memory_GB view_mismatch',
+        'servers memory_GB wrong_type',
+        'servers name view_mismatch',
+        'servers processor_reference null',
+      ]),
+    );
+    expect(report.shape.servers).toEqual({ listOnly: ['arch', 'ipaddress', 'os_name', 'virtual'], singleOnly: ['created_at', 'hardware', 'location', 'maintainer', 'operating_system'] });
+    expect(codes(report).some((c) => c.startsWith('servers hypervisor_name'))).toBe(false);
+    // Every database with a retired server name has a servers list one short.
+    const dangling = report.findings.find((f) => f.field === 'server_names')!.ids;
+    expect(report.findings.find((f) => f.field === 'servers')!.ids).toEqual(dangling);
 
-      upstream.mutate({ seed: 3, share: 0.05 });
-      expect(upstream.injected()).toEqual(expectedReport(await pullAll(upstream)));
-    });
+    upstream.mutate({ seed: 3, share: 0.05 });
+    expect(upstream.injected()).toEqual(expectedReport(await pullAll(upstream)));
   });
 
   it('is the same report in every process for a seed and scale, and answers the same through GET /_control/injected', async () => {
-    await withUpstream({ token: TOKEN, seed: 10, scale: 300 }, async (a) => {
-      await withUpstream({ token: TOKEN, seed: 10, scale: 300 }, async (b) => {
-        const report = a.injected();
-        expect(b.injected()).toEqual(report);
-        expect(await (await fetch(`${a.url}/_control/injected`)).json()).toEqual(report);
-      });
-    });
+    const a = await useUpstream({ seed: 10, scale: 300, profile: 'realistic' });
+    const b = await useUpstream({ seed: 10, scale: 300, profile: 'realistic' });
+    const report = a.injected();
+    expect(b.injected()).toEqual(report);
+    expect(await (await fetch(`${a.url}/_control/injected`)).json()).toEqual(report);
   });
 
   it('is empty for the exact profile, also after a mutation', async () => {
-    await withUpstream({ token: TOKEN, seed: 10, scale: 300, profile: 'exact' }, async (upstream) => {
-      expect(upstream.injected()).toEqual({ findings: [], shape: {} });
-      upstream.mutate({ seed: 2, share: 0.1 });
-      expect(upstream.injected()).toEqual({ findings: [], shape: {} });
-    });
+    const upstream = await useUpstream({ seed: 10, scale: 300, profile: 'exact' });
+    expect(upstream.injected()).toEqual({ findings: [], shape: {} });
+    upstream.mutate({ seed: 2, share: 0.1 });
+    expect(upstream.injected()).toEqual({ findings: [], shape: {} });
   });
 });

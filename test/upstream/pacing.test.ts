@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../../src/upstream/index.js';
+import type { Upstream } from '../../src/upstream/index.js';
 import { checkPacingOptions, createPacer, drawServiceTime, QUEUE_PER_WORKER } from '../../src/upstream/pacing.js';
 import { createRng } from '../../src/upstream/random.js';
-import { get, TOKEN } from './helpers.js';
+import { useUpstream } from '../helpers/upstream.js';
+import { get } from './helpers.js';
 
 describe('pacer', () => {
   it('serves at once unless latency or workers are set; bad values are RangeErrors naming the option', () => {
@@ -82,34 +83,26 @@ describe('slow, shared service over HTTP', () => {
   }
 
   it('queues what a worker cannot take yet, and answers 503 with Retry-After: 1 once the queue is full', async () => {
-    const upstream = await startUpstream({ token: TOKEN, scale: 10, latencyMs: 40, workers: 1 });
-    try {
-      // One worker and its queue hold 1 + 4 requests: however they arrive, none is refused.
-      const held = await burst(upstream, 1 + QUEUE_PER_WORKER);
-      expect(held.map((r) => r.status)).toEqual(Array(1 + QUEUE_PER_WORKER).fill(200));
-      // Twenty at once overflow it unless they trickle in slower than the service; try a few bursts.
-      let refused: Response[] = [];
-      for (let attempt = 0; attempt < 5 && refused.length === 0; attempt++) {
-        const answers = await burst(upstream, 20);
-        refused = answers.filter((r) => r.status === 503);
-        for (const answer of answers) expect([200, 503]).toContain(answer.status);
-      }
-      expect(refused.length).toBeGreaterThan(0);
-      for (const answer of refused) {
-        expect(answer.headers.get('retry-after')).toBe('1');
-        expect(((await answer.json()) as { error: string }).error).toMatch(/service unavailable/);
-      }
-    } finally {
-      await upstream.close();
+    const upstream = await useUpstream({ scale: 10, latencyMs: 40, workers: 1, profile: 'realistic' });
+    // One worker and its queue hold 1 + 4 requests: however they arrive, none is refused.
+    const held = await burst(upstream, 1 + QUEUE_PER_WORKER);
+    expect(held.map((r) => r.status)).toEqual(Array(1 + QUEUE_PER_WORKER).fill(200));
+    // Twenty at once overflow it unless they trickle in slower than the service; try a few bursts.
+    let refused: Response[] = [];
+    for (let attempt = 0; attempt < 5 && refused.length === 0; attempt++) {
+      const answers = await burst(upstream, 20);
+      refused = answers.filter((r) => r.status === 503);
+      for (const answer of answers) expect([200, 503]).toContain(answer.status);
+    }
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(((await answer.json()) as { error: string }).error).toMatch(/service unavailable/);
     }
   });
 
   it('latency alone delays but refuses nothing', async () => {
-    const upstream = await startUpstream({ token: TOKEN, scale: 10, latencyMs: 20 });
-    try {
-      expect((await burst(upstream, 20)).map((r) => r.status)).toEqual(Array(20).fill(200));
-    } finally {
-      await upstream.close();
-    }
+    const upstream = await useUpstream({ scale: 10, latencyMs: 20, profile: 'realistic' });
+    expect((await burst(upstream, 20)).map((r) => r.status)).toEqual(Array(20).fill(200));
   });
 });

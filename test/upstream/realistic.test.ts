@@ -1,21 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateDataset, type ServerHidden } from '../../src/upstream/data.js';
 import { systemAndDescendants } from '../../src/upstream/filters.js';
-import { startUpstream } from '../../src/upstream/index.js';
-import { get, getJson, listIds, TOKEN, useUpstream } from './helpers.js';
+import { useUpstream } from '../helpers/upstream.js';
+import { get, getJson, listIds } from './helpers.js';
 import { pullAll, type Item, type Pull } from './pull.js';
 
 // Seed 10 at scale 1000 holds at least one of every injected kind.
 const SEED = 10;
 const SCALE = 1000;
-const upstream = useUpstream({ seed: SEED, scale: SCALE, profile: 'realistic' });
+const upstream = await useUpstream({ seed: SEED, scale: SCALE, profile: 'realistic' });
 // The hidden attributes (location, system, …) are the same in every profile.
 const data = generateDataset(SEED, SCALE);
 const hidden = (id: string): ServerHidden => data.servers.get(id)!;
 
 let pull: Pull;
 beforeAll(async () => {
-  pull = await pullAll(upstream.current);
+  pull = await pullAll(upstream);
 });
 
 const SERVER_LIST = ['id', 'name', 'hypervisor_name', 'memory_GB', 'processor_system_count', 'processor_reference', 'processor_frequency_GHz', 'extended_attributes'];
@@ -96,19 +96,15 @@ describe('realistic profile: projections', () => {
   });
 
   it('is deterministic for a seed: another service with the same seed and scale sends the same bytes', async () => {
-    const twin = await startUpstream({ token: TOKEN, seed: SEED, scale: SCALE });
-    try {
-      for (const path of ['/servers.json', '/appservers.json', '/databases.json?include=servers', '/servers/1000.json', `/appservers/${pull.lists.appservers[7]!.id}.json`]) {
-        const [a, b] = await Promise.all([upstream.current, twin].map(async (u) => (await get(u, path)).text()));
-        expect(a, path).toBe(b);
-      }
-    } finally {
-      await twin.close();
+    const twin = await useUpstream({ seed: SEED, scale: SCALE, profile: 'realistic' });
+    for (const path of ['/servers.json', '/appservers.json', '/databases.json?include=servers', '/servers/1000.json', `/appservers/${pull.lists.appservers[7]!.id}.json`]) {
+      const [a, b] = await Promise.all([upstream, twin].map(async (u) => (await get(u, path)).text()));
+      expect(a, path).toBe(b);
     }
   });
 
   it('include=servers embeds each live server as its /servers.json item; the single view keeps {id, name}', async () => {
-    const { databases } = await getJson<{ databases: Item[] }>(upstream.current, '/databases.json?include=servers');
+    const { databases } = await getJson<{ databases: Item[] }>(upstream, '/databases.json?include=servers');
     const serverItems = new Map(pull.lists.servers.map((s) => [s.id, s]));
     expect(databases.map((d) => d.id)).toEqual(pull.lists.databases.map((d) => d.id));
     for (const database of databases) {
@@ -130,34 +126,34 @@ describe('realistic profile: filters work as the API document says', () => {
   it('by_system (with descendants), by_virtual, by_location, by_maintainer, by_serial_number, by_arch, by_fullmodel', async () => {
     for (const id of data.order.operating_systems) {
       const tree = systemAndDescendants(data, id);
-      expect(await listIds(upstream.current, `/servers.json?by_system=${id}`)).toEqual(where((_, h) => tree.has(h.osId!)));
+      expect(await listIds(upstream, `/servers.json?by_system=${id}`)).toEqual(where((_, h) => tree.has(h.osId!)));
     }
-    expect(await listIds(upstream.current, '/servers.json?by_virtual=1')).toEqual(where((s) => s.virtual === true));
-    expect(await listIds(upstream.current, '/servers.json?by_virtual=0')).toEqual(where((s) => s.virtual === false));
+    expect(await listIds(upstream, '/servers.json?by_virtual=1')).toEqual(where((s) => s.virtual === true));
+    expect(await listIds(upstream, '/servers.json?by_virtual=0')).toEqual(where((s) => s.virtual === false));
     const first = pull.singles.servers.get(servers()[0]!.id)!;
     const location = first.location as { site: string; room: string; rack: string };
-    expect(await listIds(upstream.current, `/servers.json?by_location=site:${location.site}`)).toEqual(where((_, h) => h.siteId === location.site));
-    expect(await listIds(upstream.current, `/servers.json?by_location=room:${location.room}`)).toEqual(where((_, h) => h.roomId === location.room));
-    expect(await listIds(upstream.current, `/servers.json?by_location=rack:${location.rack}`)).toEqual(where((_, h) => h.rackId === location.rack));
+    expect(await listIds(upstream, `/servers.json?by_location=site:${location.site}`)).toEqual(where((_, h) => h.siteId === location.site));
+    expect(await listIds(upstream, `/servers.json?by_location=room:${location.room}`)).toEqual(where((_, h) => h.roomId === location.room));
+    expect(await listIds(upstream, `/servers.json?by_location=rack:${location.rack}`)).toEqual(where((_, h) => h.rackId === location.rack));
     const maintainer = (first.maintainer as { id: string }).id;
-    expect(await listIds(upstream.current, `/servers.json?by_maintainer=${maintainer}`)).toEqual(where((_, h) => h.maintainerId === maintainer));
+    expect(await listIds(upstream, `/servers.json?by_maintainer=${maintainer}`)).toEqual(where((_, h) => h.maintainerId === maintainer));
     const serial = (first.hardware as { serial_number: string }).serial_number;
-    expect(await listIds(upstream.current, `/servers.json?by_serial_number=${q(serial)}`)).toEqual([first.id]);
-    expect(await listIds(upstream.current, '/servers.json?by_arch=aarch64')).toEqual(where((s) => s.arch === 'aarch64'));
-    expect(await listIds(upstream.current, '/servers.json?by_fullmodel=dell')).toEqual(where((_, h) => /dell/i.test(h.manufacturer) || /dell/i.test(h.model)));
+    expect(await listIds(upstream, `/servers.json?by_serial_number=${q(serial)}`)).toEqual([first.id]);
+    expect(await listIds(upstream, '/servers.json?by_arch=aarch64')).toEqual(where((s) => s.arch === 'aarch64'));
+    expect(await listIds(upstream, '/servers.json?by_fullmodel=dell')).toEqual(where((_, h) => /dell/i.test(h.manufacturer) || /dell/i.test(h.model)));
   });
 
   it('substring filters match the values the list shows, nulls and stale copies included', async () => {
     const contains = (value: unknown, term: string): boolean => typeof value === 'string' && value.toLowerCase().includes(term.toLowerCase());
     const stale = servers().find((s) => s.name !== pull.singles.servers.get(s.id)!.name);
     for (const term of ['web', 'MÜNCHEN', ...(stale ? [stale.name as string] : [])]) {
-      expect(await listIds(upstream.current, `/servers.json?search=${q(term)}`)).toEqual(servers().filter((s) => contains(s.name, term)).map((s) => s.id));
+      expect(await listIds(upstream, `/servers.json?search=${q(term)}`)).toEqual(servers().filter((s) => contains(s.name, term)).map((s) => s.id));
     }
     const retired = pull.lists.appservers.find((a) => !pull.singles.servers.has(a.server_id as string));
     expect(retired).toBeDefined();
-    expect(await listIds(upstream.current, `/appservers.json?by_server_name=${q(retired!.server_name as string)}`)).toContain(retired!.id);
-    expect(await listIds(upstream.current, '/applications.json?search=crm')).toEqual(pull.lists.applications.filter((a) => contains(a.name, 'crm')).map((a) => a.id));
-    expect(await listIds(upstream.current, '/databases.json?by_type=mysql')).toEqual(pull.lists.databases.filter((d) => d.type === 'mysql').map((d) => d.id));
+    expect(await listIds(upstream, `/appservers.json?by_server_name=${q(retired!.server_name as string)}`)).toContain(retired!.id);
+    expect(await listIds(upstream, '/applications.json?search=crm')).toEqual(pull.lists.applications.filter((a) => contains(a.name, 'crm')).map((a) => a.id));
+    expect(await listIds(upstream, '/databases.json?by_type=mysql')).toEqual(pull.lists.databases.filter((d) => d.type === 'mysql').map((d) => d.id));
   });
 });
 
@@ -168,48 +164,40 @@ describe('realistic profile: changes', () => {
   const documentedServer = (server: Item): Item => Object.fromEntries(SERVER_SINGLE.map((field) => [field, server[field]])) as Item;
 
   it('a record changed by mutate or putRecord gets a later updated_at, in both views', async () => {
-    const service = await startUpstream({ token: TOKEN, seed: 3, scale: 60 });
-    try {
-      const before = await getJson<{ application: Item }>(service, '/applications/1.json');
-      service.putRecord('applications', { id: '1', name: 'Renamed', description: 'after an edit' });
-      const after = await getJson<{ application: Item }>(service, '/applications/1.json');
-      expect(after.application.updated_at! > before.application.updated_at!).toBe(true);
-      expect(after.application.created_at).toBe(before.application.created_at);
-      const listed = (await getJson<{ applications: Item[] }>(service, '/applications.json')).applications.find((a) => a.id === '1')!;
-      expect(listed.updated_at).toBe(after.application.updated_at);
+    const service = await useUpstream({ seed: 3, scale: 60, profile: 'realistic' });
+    const before = await getJson<{ application: Item }>(service, '/applications/1.json');
+    service.putRecord('applications', { id: '1', name: 'Renamed', description: 'after an edit' });
+    const after = await getJson<{ application: Item }>(service, '/applications/1.json');
+    expect(after.application.updated_at! > before.application.updated_at!).toBe(true);
+    expect(after.application.created_at).toBe(before.application.created_at);
+    const listed = (await getJson<{ applications: Item[] }>(service, '/applications.json')).applications.find((a) => a.id === '1')!;
+    expect(listed.updated_at).toBe(after.application.updated_at);
 
-      const report = service.mutate({ seed: 4, share: 0.1 });
-      const id = report.changed.servers[0]!;
-      const mutated = await getJson<{ server: Item }>(service, `/servers/${id}.json`);
-      expect(mutated.server.updated_at! > after.application.updated_at!).toBe(true);
-    } finally {
-      await service.close();
-    }
+    const report = service.mutate({ seed: 4, share: 0.1 });
+    const id = report.changed.servers[0]!;
+    const mutated = await getJson<{ server: Item }>(service, `/servers/${id}.json`);
+    expect(mutated.server.updated_at! > after.application.updated_at!).toBe(true);
   });
 
   it('views that show another record follow its changes: a renamed system in its servers, a renamed server in its appservers', async () => {
-    const service = await startUpstream({ token: TOKEN, seed: 3, scale: 60 });
-    try {
-      const { appservers } = await getJson<{ appservers: Item[] }>(service, '/appservers.json');
-      const appserver = appservers.find((a) => a.server_id !== undefined)!;
-      const serverId = appserver.server_id as string;
-      const systemId = hidden3(serverId).osId!;
-      // Rendered once before the changes, so that stale cached bodies would show.
-      await getJson(service, `/appservers/${appserver.id}.json`);
-      const { server } = await getJson<{ server: Item }>(service, `/servers/${serverId}.json`);
-      await getJson(service, '/servers.json');
+    const service = await useUpstream({ seed: 3, scale: 60, profile: 'realistic' });
+    const { appservers } = await getJson<{ appservers: Item[] }>(service, '/appservers.json');
+    const appserver = appservers.find((a) => a.server_id !== undefined)!;
+    const serverId = appserver.server_id as string;
+    const systemId = hidden3(serverId).osId!;
+    // Rendered once before the changes, so that stale cached bodies would show.
+    await getJson(service, `/appservers/${appserver.id}.json`);
+    const { server } = await getJson<{ server: Item }>(service, `/servers/${serverId}.json`);
+    await getJson(service, '/servers.json');
 
-      const system = (await getJson<{ operating_system: Item }>(service, `/operating_systems/${systemId}.json`)).operating_system;
-      service.putRecord('operating_systems', { id: systemId, name: 'Renamed OS', codename: system.codename as string });
-      service.putRecord('servers', { ...documentedServer(server), name: 'renamed-server' });
+    const system = (await getJson<{ operating_system: Item }>(service, `/operating_systems/${systemId}.json`)).operating_system;
+    service.putRecord('operating_systems', { id: systemId, name: 'Renamed OS', codename: system.codename as string });
+    service.putRecord('servers', { ...documentedServer(server), name: 'renamed-server' });
 
-      expect((await getJson<{ appserver: Item }>(service, `/appservers/${appserver.id}.json`)).appserver.server).toEqual({ id: serverId, name: 'renamed-server' });
-      const after = (await getJson<{ server: Item }>(service, `/servers/${serverId}.json`)).server;
-      expect((after.operating_system as Item).name).toBe('Renamed OS');
-      const listed = (await getJson<{ servers: Item[] }>(service, '/servers.json')).servers.filter((s) => hidden3(s.id).osId === systemId);
-      expect(listed.map((s) => s.os_name)).toEqual(listed.map(() => 'Renamed OS'));
-    } finally {
-      await service.close();
-    }
+    expect((await getJson<{ appserver: Item }>(service, `/appservers/${appserver.id}.json`)).appserver.server).toEqual({ id: serverId, name: 'renamed-server' });
+    const after = (await getJson<{ server: Item }>(service, `/servers/${serverId}.json`)).server;
+    expect((after.operating_system as Item).name).toBe('Renamed OS');
+    const listed = (await getJson<{ servers: Item[] }>(service, '/servers.json')).servers.filter((s) => hidden3(s.id).osId === systemId);
+    expect(listed.map((s) => s.os_name)).toEqual(listed.map(() => 'Renamed OS'));
   });
 });
