@@ -15,6 +15,7 @@ import { sha256 } from '../../src/snapshot/manifest.js';
 import { craftArchive } from '../archive/helpers.js';
 import { runCli, UNPRIVILEGED } from '../helpers/cli.js';
 import { syncInto } from '../helpers/sync.js';
+import { atTeardown } from '../helpers/teardown.js';
 import { tempDir } from '../helpers/tmp.js';
 import { treeState } from '../helpers/tree.js';
 import { TOKEN, upstreamGet, useUpstream } from '../helpers/upstream.js';
@@ -103,8 +104,7 @@ describe('paths read from a manifest (break 4)', () => {
 async function withServer(answer: (res: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
   const server = createServer((_req, res) => answer(res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { onTestFinished } = await import('vitest');
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  atTeardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 

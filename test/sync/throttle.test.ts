@@ -27,14 +27,18 @@ describe('a service that answers 429', () => {
   it('3% of answers 429 at random: every record published, the requests in flight never cut for it, the summary counts them', async () => {
     const upstream = await useUpstream({ scale: 150, faults: { rate: 0.03, kinds: ['429'], retryAfterSeconds: 1, seed: 5 } });
     const out = tempDir();
-    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out], { timeoutMs: 120_000 });
+    const run = await runCli(['sync', '--base-url', upstream.url, '--token-file', tokenFile(), '--out', out, '-v'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     const record = lastSync(out);
     for (const r of RESOURCE_NAMES) expect(record.records[r]).toBe(upstream.counts()[r]);
     expect(record.throttle.refused).toBeGreaterThan(0);
     expect(record.throttle.refused).toBe(record.overloadAnswers['429']);
-    // A 429 is a word on the rate, not on how many requests the service can hold: the adaptive cap starts at 2 and is never halved for it.
-    expect(record.concurrency.lowest).toBe(2);
+    // A 429 is a word on the rate, not on how many requests the service can hold: the adaptive cap
+    // (from 2) is never cut for it. A latency rise on a loaded machine may still take it to 1, so
+    // the cuts' reasons (-v) are what is checked, not an exact lowest value.
+    expect(run.stderr).not.toMatch(/overloaded \(HTTP 429\)/);
+    expect(record.concurrency.lowest).toBeGreaterThanOrEqual(1);
+    expect(record.concurrency.lowest).toBeLessThanOrEqual(2);
     expect(run.stdout).toMatch(new RegExp(`\\n  the service (refused now and then|throttled us[^:]*): ${record.throttle.refused} of ${record.throttle.answers} answers were 429 Too Many Requests`));
     expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
   }, 120_000);

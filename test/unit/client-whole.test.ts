@@ -1,47 +1,41 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/fetch/client.js';
+import { atTeardown } from '../helpers/teardown.js';
 
-/** A service whose answers the test writes by hand, chunk by chunk (no Content-Length). */
-async function serve(answer: (attempt: number, res: import('node:http').ServerResponse) => void): Promise<{ server: Server; url: string; attempts: () => number }> {
+/** A service whose answers the test writes by hand, chunk by chunk (no Content-Length); closed when the test ends. */
+async function serve(answer: (attempt: number, res: import('node:http').ServerResponse) => void): Promise<{ url: string; attempts: () => number }> {
   let attempts = 0;
   const server = createServer((_req, res) => answer(++attempts, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts };
+  atTeardown(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts };
 }
 
 const client = (url: string, maxBodyBytes = 1_000_000) =>
   new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 2, adaptive: false, timeoutMs: 5_000, deadlineMs: 30_000, maxBodyBytes, retry: { retries: 2, baseMs: 1, maxMs: 5 } });
 
-let servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  servers = [];
-});
-
 describe('a single record read whole', () => {
   it('joins a body sent in many chunks byte for byte', async () => {
     const pieces = ['{"server":', '{"id":"7",', '"name":"wébhost"', '}}'];
-    const { server, url } = await serve((_n, res) => {
+    const { url } = await serve((_n, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       for (const piece of pieces) res.write(piece);
       res.end();
     });
-    servers.push(server);
     const c = client(url);
     const result = await c.getWhole('/servers/7.json', async (bytes) => bytes.toString('utf8')).finally(() => c.close());
     expect(result).toMatchObject({ status: 200, value: pieces.join('') });
   });
 
   it('cuts off a chunked body over sync.maxBodyBytes, naming the path and the limit', async () => {
-    const { server, url } = await serve((_n, res) => {
+    const { url } = await serve((_n, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`{"server":{"id":"7","blob":"${'x'.repeat(3000)}`);
       res.write(`${'y'.repeat(3000)}"}}`);
       res.end();
     });
-    servers.push(server);
     const c = client(url, 4000);
     try {
       await expect(c.getWhole('/servers/7.json', async (bytes) => bytes)).rejects.toThrow('GET /servers/7.json sent more than 4000 bytes (sync.maxBodyBytes)');
@@ -51,13 +45,12 @@ describe('a single record read whole', () => {
   });
 
   it('retries a body the connection dropped half-way, and keeps the whole one', async () => {
-    const { server, url, attempts } = await serve((n, res) => {
+    const { url, attempts } = await serve((n, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"server":{"id":"7",');
       if (n === 1) setTimeout(() => res.socket?.destroy(), 20);
       else res.end('"name":"a"}}');
     });
-    servers.push(server);
     const c = client(url);
     const result = await c.getWhole('/servers/7.json', async (bytes) => JSON.parse(bytes.toString('utf8')) as unknown).finally(() => c.close());
     expect(result).toMatchObject({ status: 200, value: { server: { id: '7', name: 'a' } } });

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/fetch/client.js';
+import { atTeardown } from '../helpers/teardown.js';
 
 const ACCEPT_DELAY_MS = 300;
 
@@ -31,6 +32,11 @@ async function countArrivals(rate: number, requests: number): Promise<{ arrivals
   // Each new connection reaches the HTTP server only after a delay; a kept-alive one at once.
   const front: TcpServer = createTcpServer((socket) => setTimeout(() => http.emit('connection', socket), ACCEPT_DELAY_MS));
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  atTeardown(async () => {
+    await new Promise((resolve) => front.close(resolve));
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
   const client = new Client({
     baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
     token: 't0ken-for-rate-tests',
@@ -51,9 +57,6 @@ async function countArrivals(rate: number, requests: number): Promise<{ arrivals
     return { arrivals, answered: results.filter((r) => r.status === 200).length };
   } finally {
     await client.close();
-    await new Promise((resolve) => front.close(resolve));
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
   }
 }
 
