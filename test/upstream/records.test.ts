@@ -90,22 +90,22 @@ describe('putRecord, removeRecord, hideSingle, override', () => {
 describe('mutate', () => {
   const MUTATED: ResourceName[] = ['applications', 'databases', 'servers', 'appservers'];
 
-  async function snapshot(upstream: Upstream): Promise<Record<ResourceName, Map<string, string>>> {
+  async function snapshot(service: Upstream): Promise<Record<ResourceName, Map<string, string>>> {
     const out = {} as Record<ResourceName, Map<string, string>>;
     for (const resource of RESOURCE_NAMES) {
-      const ids = await listIds(upstream, `/${resource}.json`);
+      const ids = await listIds(service, `/${resource}.json`);
       const bodies = new Map<string, string>();
-      for (const id of ids) bodies.set(id, await (await get(upstream, singlePath(resource, id))).text());
+      for (const id of ids) bodies.set(id, await (await get(service, singlePath(resource, id))).text());
       out[resource] = bodies;
     }
     return out;
   }
 
   it('reports exactly the ids it added, removed and changed, and keeps references valid', async () => {
-    const upstream = await useUpstream({ profile: 'exact', seed: 9, scale: 40 });
-    const before = await snapshot(upstream);
-    const report = upstream.mutate({ seed: 4, share: 0.1 });
-    const after = await snapshot(upstream);
+    const service = await useUpstream({ profile: 'exact', seed: 9, scale: 40 });
+    const before = await snapshot(service);
+    const report = service.mutate({ seed: 4, share: 0.1 });
+    const after = await snapshot(service);
     for (const resource of RESOURCE_NAMES) {
       const added = [...after[resource].keys()].filter((id) => !before[resource].has(id));
       const removed = [...before[resource].keys()].filter((id) => !after[resource].has(id));
