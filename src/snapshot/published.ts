@@ -87,7 +87,12 @@ export class PublishedSnapshot {
   /** Whether the published file at `path` is listed and still there, whole (by listing or size). */
   intact(path: string): boolean {
     const i = this.table.indexOf(path);
-    if (i === undefined || this.#damaged.has(path)) return false;
+    return i !== undefined && this.intactAt(i, path);
+  }
+
+  /** intact() for entry `i` of the table, whose path the caller has. */
+  intactAt(i: number, path: string): boolean {
+    if (this.#damaged.has(path)) return false;
     return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.dir, path), this.table.fileSize(i));
   }
 

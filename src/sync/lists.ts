@@ -284,7 +284,7 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
     return result.summary;
   };
   const result = await fetchConditional((asked) => ctx.client.get(path, read, asked), sendable(validators), async () => {
-    if (!next.keep(file, validators)) return undefined;
+    if (!next.keep(file)) return undefined;
     try {
       return await summarizeFile(resource, previous!.readChecked(file), ctx.maxRecords);
     } catch (error) {
