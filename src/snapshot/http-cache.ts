@@ -10,7 +10,8 @@
  * the file carries no paths: about 70 bytes per record, plus what an incremental sync needs (the
  * run that last fetched or confirmed it, and the records its body refers to). The head names the
  * run (counted by incremental syncs), the last run every record was verified in, and the
- * service the snapshot came from.
+ * service the snapshot came from. After the entries, `lists`: what the sync knows of each list it
+ * published (see sync/list-cache.ts), so a list kept on a 304 need not be read again.
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -40,8 +41,16 @@ export interface CacheHead {
   verified: number;
 }
 
-/** The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with `manifestSha256`. */
-export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead): Generator<string> {
+/** What a cache holds besides the validators: its head, and the list summaries by resource (JSON values, checked by their user). */
+export interface CacheRead extends CacheHead {
+  lists: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with
+ * `manifestSha256`; `lists`: list summaries as JSON text, by resource.
+ */
+export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, string> = new Map()): Generator<string> {
   let text = `{"format":${FORMAT},"manifest":"${manifestSha256}","run":${head.run},"verified":${head.verified},"service":${JSON.stringify(head.service)},"entries":[`;
   for (let n = 0; n < order.length; n++) {
     const v = table.validators(order[n]!);
@@ -51,7 +60,13 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
       text = '';
     }
   }
-  yield `${text}]}\n`;
+  yield `${text}],"lists":{`;
+  let first = true;
+  for (const [resource, summary] of lists) {
+    yield `${first ? '' : ','}${JSON.stringify(resource)}:${summary}`;
+    first = false;
+  }
+  yield '}}\n';
 }
 
 /**
@@ -59,7 +74,7 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
  * it belongs to the manifest whose sha256 is `manifestSha256`. Returns its head when it did; a
  * missing, damaged or foreign cache is simply not used (the sync then fetches everything).
  */
-export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheHead | false> {
+export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheRead | false> {
   const scanner = new EnvelopeScanner('entries');
   let i = 0;
   try {
@@ -81,13 +96,17 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
   const run = Number(members.get('run'));
   const verified = Number(members.get('verified'));
   let service: unknown;
+  let lists: unknown;
   try {
     service = JSON.parse(members.get('service') ?? 'null');
+    lists = JSON.parse(members.get('lists') ?? '{}');
   } catch {
     return clear(table, i);
   }
   if (!Number.isSafeInteger(run) || run < 1 || !Number.isSafeInteger(verified) || verified < 0 || verified > run || typeof service !== 'string') return clear(table, i);
-  return { run, service, verified };
+  // A damaged summary only costs reading its list: the rest of the cache still holds.
+  const summaries = typeof lists === 'object' && lists !== null && !Array.isArray(lists) ? new Map(Object.entries(lists)) : new Map<string, unknown>();
+  return { run, service, verified, lists: summaries };
 }
 
 function clear(table: FileTable, upTo: number): false {

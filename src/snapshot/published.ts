@@ -126,6 +126,17 @@ export class PublishedSnapshot {
     }
   }
 
+  /** Whether the published file at `path` still holds the bytes the manifest lists, read through (else it is damaged). */
+  async check(path: string): Promise<boolean> {
+    try {
+      for await (const chunk of this.readChecked(path)) void chunk;
+      return true;
+    } catch (error) {
+      if (error instanceof DamagedFileError) return false;
+      throw error;
+    }
+  }
+
   /** A published file's bytes when they match the manifest, else undefined (and the file is damaged). */
   async read(path: string): Promise<Buffer | undefined> {
     const i = this.table.indexOf(path);

@@ -13,7 +13,7 @@
 import { hash53, StringList } from '../util/string-set.js';
 
 const HASH_BYTES = 32;
-/** A list item's digest (see sync/plan.ts itemDigest): 16 base64url characters, 12 bytes. */
+/** A list item's digest (see sync/list-summary.ts itemDigest): 16 base64url characters, 12 bytes. */
 const ITEM_BYTES = 12;
 /** An ETag as its 16 bytes when it is a quoted 32-digit hex string, weak or strong (Rails, nginx-ish). */
 const ETAG_BYTES = 16;

@@ -25,7 +25,7 @@ import type { Shape } from '../validate/record.js';
 import { checkRecord } from '../validate/structure.js';
 import { fetchConditional } from './conditional.js';
 import { dropItems, stageEnvelope } from './envelope.js';
-import { itemDigest, type ListSummary } from './lists.js';
+import { itemDigest, type ListSummary } from './list-summary.js';
 import { resolveReferences } from '../index/references.js';
 import { markCascades, Reason, recordValidators, type Plan, type Position, type ViewPlan } from './plan.js';
 import type { CheckedRecord } from './record.js';
