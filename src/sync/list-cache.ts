@@ -13,28 +13,48 @@ import { redacts } from '../redact/redact.js';
 import type { ResourceName } from '../spec/resources.js';
 import { ItemPlaces, Summarizer, type ListSummary } from './list-summary.js';
 
-/** The summary of `list` as JSON text, or undefined when it has no layout to keep. */
-export function encodeListCache(list: ListSummary): string | undefined {
+/** Items encoded per piece of text: a summary of 200 000 servers is written without one long string. */
+const PIECE = 4096;
+
+/** A JSON array of `count` values, `value(n)` each (already JSON text with `raw`), in pieces. */
+function* arrayPieces(count: number, value: (n: number) => unknown, raw = false): Generator<string> {
+  yield '[';
+  for (let from = 0; from < count; from += PIECE) {
+    const part: unknown[] = [];
+    for (let n = from; n < Math.min(count, from + PIECE); n++) part.push(value(n));
+    yield (from === 0 ? '' : ',') + (raw ? part.join(',') : JSON.stringify(part).slice(1, -1));
+  }
+  yield ']';
+}
+
+/** The summary of `list` as JSON text in pieces, or undefined when it has no layout to keep. */
+export function encodeListCache(list: ListSummary): Iterable<string> | undefined {
   const layout = list.layout;
   if (!layout || layout.length !== list.ids.length) return undefined;
-  const ids: string[] = [];
-  const names: (string | null)[] = [];
-  const lengths: number[] = [];
-  const gaps: number[] = [];
+  return listPieces(list, layout);
+}
+
+function* listPieces(list: ListSummary, layout: ItemPlaces): Generator<string> {
+  const count = list.ids.length;
   // nameAt holds '' for an item without a string name; only a server's name set tells a '' name apart.
   const emptyName = list.resource === 'servers' && list.names.has('');
-  let end = 0;
-  for (let n = 0; n < list.ids.length; n++) {
-    ids.push(list.ids.at(n));
+  yield '{"ids":';
+  yield* arrayPieces(count, (n) => list.ids.at(n));
+  yield ',"names":';
+  yield* arrayPieces(count, (n) => {
     const name = list.nameAt.at(n);
-    names.push(name === '' && !emptyName ? null : name);
-    const { at, length } = layout.at(n);
-    gaps.push(at - end);
-    lengths.push(length);
-    end = at + length;
+    return name === '' && !emptyName ? null : name;
+  });
+  yield `,"stamped":${list.stamped},"types":${JSON.stringify([...list.types])}`;
+  if (list.refs.length === count) {
+    yield ',"refs":';
+    yield* arrayPieces(count, (n) => list.refs.at(n), true);
   }
-  const refs = list.refs.length === list.ids.length ? `,"refs":[${Array.from(list.refs).join(',')}]` : '';
-  return `{"ids":${JSON.stringify(ids)},"names":${JSON.stringify(names)},"stamped":${list.stamped},"types":${JSON.stringify([...list.types])}${refs},"gaps":${JSON.stringify(gaps)},"lengths":${JSON.stringify(lengths)}}`;
+  yield ',"gaps":';
+  yield* arrayPieces(count, (n) => layout.at(n).at - (n === 0 ? 0 : layout.at(n - 1).at + layout.at(n - 1).length));
+  yield ',"lengths":';
+  yield* arrayPieces(count, (n) => layout.at(n).length);
+  yield '}';
 }
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -47,8 +67,14 @@ interface DecodeOptions {
   fileSize: number;
 }
 
-/** The summary kept (`value`, as parsed) of the published list of `resource`, or undefined when it is not usable. */
-export function decodeListCache(resource: ResourceName, value: unknown, options: DecodeOptions): ListSummary | undefined {
+/** The summary kept in `bytes` (JSON) of the published list of `resource`, or undefined when it is not usable. */
+export function decodeListCache(resource: ResourceName, bytes: Buffer, options: DecodeOptions): ListSummary | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
   if (typeof value !== 'object' || value === null) return undefined;
   const { ids, names, stamped, types, refs, gaps, lengths } = value as Record<string, unknown>;
   const count = Array.isArray(ids) ? ids.length : -1;
@@ -80,12 +106,12 @@ export function decodeListCache(resource: ResourceName, value: unknown, options:
 }
 
 /**
- * The summaries to keep of a sync's lists, as JSON text by resource: of each list mirrored with
+ * The summaries to keep of a sync's lists, as JSON text in pieces by resource: of each list mirrored with
  * nothing redacted (by field or by value) and no record left out (a list rewritten without the
  * records that answered 404 is read again next time).
  */
-export function keptListSummaries(lists: Record<ResourceName, ListSummary>, resources: readonly ResourceName[], redact: RedactPolicy | undefined, gone: Record<ResourceName, readonly string[]>): Map<string, string> {
-  const kept = new Map<string, string>();
+export function keptListSummaries(lists: Record<ResourceName, ListSummary>, resources: readonly ResourceName[], redact: RedactPolicy | undefined, gone: Record<ResourceName, readonly string[]>): Map<string, Iterable<string>> {
+  const kept = new Map<string, Iterable<string>>();
   if (valueFields(redact).length > 0) return kept;
   for (const resource of resources) {
     if (redacts(resource, redact) || gone[resource].length > 0) continue;

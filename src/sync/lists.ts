@@ -33,8 +33,8 @@ interface ListContext {
   /** Counts the records whose redacted value still appears elsewhere in them. */
   leaks?: RedactionLeaks;
   maxRecords: number;
-  /** The list summaries the previous run kept in its run metadata, by resource (list-cache.ts). */
-  cached?: ReadonlyMap<string, unknown> | undefined;
+  /** The list summaries the previous run kept in its run metadata, by resource (list-cache.ts); each is taken out as its list is pulled, so its bytes are not held after. */
+  cached?: Map<string, Buffer> | undefined;
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */
@@ -97,6 +97,7 @@ export async function pullList(resource: ResourceName, ctx: ListContext): Promis
   const result = await fetchConditional((asked) => ctx.client.get(path, read, asked), sendable(validators), async () => {
     if (!next.keep(file)) return undefined;
     const cached = ctx.cached?.get(resource);
+    ctx.cached?.delete(resource);
     const kept = cached === undefined ? undefined : decodeListCache(resource, cached, { where: `the published ${file}`, maxRecords: ctx.maxRecords, fileSize: previous!.table.fileSize(previous!.table.indexOf(file)!) });
     // Its bytes are still checked: a list altered on disk is fetched whole, not kept.
     if (kept) return (await previous!.check(file)) ? kept : undefined;

@@ -24,8 +24,8 @@ export interface Previous {
   cached: boolean;
   /** The cache's head (its run and service), when the table carries it. */
   head: CacheHead | undefined;
-  /** The list summaries the cache kept, by resource (see sync/list-cache.ts). */
-  lists: ReadonlyMap<string, unknown> | undefined;
+  /** The list summaries the cache kept, by resource (see sync/list-cache.ts); the list pull takes them out. */
+  lists: Map<string, Buffer> | undefined;
   /** Its quality report, when intact: findings of what is kept unread are carried over from it. */
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */

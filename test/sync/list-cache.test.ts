@@ -1,5 +1,5 @@
 /**
- * The list summaries kept in the run metadata (`lists` in `_meta/http-cache.json`): what a later
+ * The list summaries kept in the run metadata (`list <resource>` in `_meta/http-cache.json`): what a later
  * sync takes instead of reading a list the service answered 304 for. They must describe the
  * published list exactly (ids, names, references, where each item sits), be refused when they do
  * not hold together, and never stand in for a list altered on disk.
@@ -18,7 +18,10 @@ import { withUpstream } from '../helpers/upstream.js';
 
 type Kept = { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[]; refs?: unknown[]; types: string[]; stamped: boolean };
 
-const cacheOf = (out: string): { lists: Record<string, Kept> } => JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as { lists: Record<string, Kept> };
+/** The summary of `resource`'s list in the folder's run metadata. */
+const keptOf = (out: string, resource: string): Kept => (JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as Record<string, Kept>)[`list ${resource}`]!;
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
 /** Each item of a published list as it sits in the file: id, start, length. */
 async function itemsOf(out: string, resource: string): Promise<[string, number, number][]> {
@@ -44,12 +47,12 @@ describe('list summaries in the run metadata', () => {
     const upstream = await withUpstream({ scale: 80, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
-    for (const resource of RESOURCE_NAMES) expect(described(cacheOf(out).lists[resource]!)).toEqual(await itemsOf(out, resource));
+    for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
 
     upstream.mutate({ seed: 3, share: 0.1 });
     const changed = await syncInto(upstream, out, { settings: { incremental: true } });
     expect(changed.status).toBe('published');
-    for (const resource of RESOURCE_NAMES) expect(described(cacheOf(out).lists[resource]!)).toEqual(await itemsOf(out, resource));
+    for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
 
     // Nothing changed since: every list is a 304 and comes from the summaries.
     const again = await syncInto(upstream, out, { settings: { incremental: true } });
@@ -83,9 +86,9 @@ describe('list summaries in the run metadata', () => {
     summary.takeCached('2', { name: null, updatedAt: '2026-01-01', ref: null }, 56, 40);
     summary.types.add('postgres');
     const list = summary.finish(false);
-    const kept = JSON.parse(encodeListCache(list)!) as Kept;
+    const kept = JSON.parse([...encodeListCache(list)!].join('')) as Kept;
     const options = { where: 'test', maxRecords: 100, fileSize: 200 };
-    const decoded = decodeListCache('databases', kept, options)!;
+    const decoded = decodeListCache('databases', json(kept), options)!;
     expect([Array.from(decoded.ids), Array.from(decoded.nameAt), Array.from(decoded.refs), [...decoded.types], decoded.stamped]).toEqual([['1', '2'], ['a', ''], ['["s1"]', 'null'], ['postgres'], true]);
     expect([decoded.places!.at(0), decoded.places!.at(1)]).toEqual([{ at: 20, length: 30 }, { at: 56, length: 40 }]);
 
@@ -97,7 +100,8 @@ describe('list summaries in the run metadata', () => {
       ['no references for databases', { ...kept, refs: undefined }],
       ['not an object', 'lists'],
     ];
-    for (const [what, value] of broken) expect(decodeListCache('databases', value, options), what).toBeUndefined();
-    expect(decodeListCache('databases', kept, { ...options, maxRecords: 1 }), 'more records than sync.maxRecords').toBeUndefined();
+    for (const [what, value] of broken) expect(decodeListCache('databases', json(value), options), what).toBeUndefined();
+    expect(decodeListCache('databases', json(kept), { ...options, maxRecords: 1 }), 'more records than sync.maxRecords').toBeUndefined();
+    expect(decodeListCache('databases', Buffer.from('{"ids":['), options), 'not JSON').toBeUndefined();
   });
 });
