@@ -32,17 +32,26 @@ function recordFileResource(path: string): ResourceName | undefined {
 /** Classifies record files by hash between two snapshots' tables (the new one complete). */
 export function classifyTables(before: FileTable | undefined, after: FileTable): PathChanges {
   const out = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [] }])) as unknown as PathChanges;
-  for (const [i, path] of after.entries()) {
+  const classify = (i: number, path: string): void => {
     const resource = recordFileResource(path);
-    if (!resource) continue;
+    if (!resource) return;
     const j = before?.indexOf(path);
     if (j === undefined) out[resource].added.push(path);
     else if (!after.sameBytes(i, before!, j)) out[resource].changed.push(path);
-  }
-  for (const path of before?.paths() ?? []) {
+  };
+  const removed = (path: string): void => {
     const resource = recordFileResource(path);
-    if (resource && !after.has(path)) out[resource].removed.push(path);
+    if (resource) out[resource].removed.push(path);
+  };
+  // A table derived from `before` (a sync's new one) names what differs without a look at the rest.
+  const delta = before && after.changesFrom(before);
+  if (delta) {
+    for (const i of delta.own) classify(i, after.path(i));
+    for (const j of delta.dropped) removed(before!.path(j));
+    return out;
   }
+  for (const [i, path] of after.entries()) classify(i, path);
+  for (const path of before?.paths() ?? []) if (!after.has(path)) removed(path);
   return out;
 }
 

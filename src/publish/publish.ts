@@ -47,8 +47,9 @@ export async function stageManifest(next: NextSnapshot): Promise<StagedManifest>
 export function pendingOf(next: NextSnapshot, order: readonly number[] = next.entries.sortedIndexes()): Pending {
   const written: string[] = [];
   for (const i of order) if (next.stagedAt(i)) written.push(next.entries.path(i));
-  const removed: string[] = [];
-  for (const path of next.previous?.table.paths() ?? []) if (!next.entries.has(path)) removed.push(path);
+  const before = next.previous?.table;
+  const dropped = before && next.entries.changesFrom(before)?.dropped;
+  const removed = dropped ? dropped.map((j) => before!.path(j)) : [...(before?.paths() ?? [])].filter((path) => !next.entries.has(path));
   return { written, removed: removed.sort() };
 }
 

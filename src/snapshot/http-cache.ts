@@ -10,7 +10,9 @@
  * the file carries no paths: about 70 bytes per record, plus what an incremental sync needs (the
  * run that last fetched or confirmed it, and the records its body refers to). The head names the
  * run (counted by incremental syncs), the last run every record was verified in, and the
- * service the snapshot came from.
+ * service the snapshot came from. After the entries, a member `list <resource>` for each list whose
+ * summary the sync keeps (see sync/list-cache.ts), so a list kept on a 304 need not be read again;
+ * each is parsed only by the sync that uses it.
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -40,8 +42,18 @@ export interface CacheHead {
   verified: number;
 }
 
-/** The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with `manifestSha256`. */
-export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead): Generator<string> {
+/** What a cache holds besides the validators: its head, and the list summaries by resource (JSON text, checked by their user). */
+export interface CacheRead extends CacheHead {
+  lists: Map<string, Buffer>;
+}
+
+const LIST_MEMBER = 'list ';
+
+/**
+ * The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with
+ * `manifestSha256`; `lists`: list summaries as JSON text in pieces, by resource.
+ */
+export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, Iterable<string>> = new Map()): Generator<string> {
   let text = `{"format":${FORMAT},"manifest":"${manifestSha256}","run":${head.run},"verified":${head.verified},"service":${JSON.stringify(head.service)},"entries":[`;
   for (let n = 0; n < order.length; n++) {
     const v = table.validators(order[n]!);
@@ -51,7 +63,12 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
       text = '';
     }
   }
-  yield `${text}]}\n`;
+  yield `${text}]`;
+  for (const [resource, summary] of lists) {
+    yield `,${JSON.stringify(LIST_MEMBER + resource)}:`;
+    yield* summary;
+  }
+  yield '}\n';
 }
 
 /**
@@ -59,7 +76,7 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
  * it belongs to the manifest whose sha256 is `manifestSha256`. Returns its head when it did; a
  * missing, damaged or foreign cache is simply not used (the sync then fetches everything).
  */
-export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheHead | false> {
+export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheRead | false> {
   const scanner = new EnvelopeScanner('entries');
   let i = 0;
   try {
@@ -76,7 +93,7 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
     if (error instanceof ScanError || error instanceof SyntaxError || (error as NodeJS.ErrnoException).code === 'ENOENT') return clear(table, i);
     throw error;
   }
-  const members = new Map(scanner.members.map((m) => [m.key, m.bytes.toString('utf8')]));
+  const members = new Map(scanner.members.filter((m) => !m.key.startsWith(LIST_MEMBER)).map((m) => [m.key, m.bytes.toString('utf8')]));
   if (i !== table.size || members.get('format') !== String(FORMAT) || members.get('manifest') !== JSON.stringify(manifestSha256)) return clear(table, i);
   const run = Number(members.get('run'));
   const verified = Number(members.get('verified'));
@@ -87,7 +104,8 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
     return clear(table, i);
   }
   if (!Number.isSafeInteger(run) || run < 1 || !Number.isSafeInteger(verified) || verified < 0 || verified > run || typeof service !== 'string') return clear(table, i);
-  return { run, service, verified };
+  const lists = new Map(scanner.members.filter((m) => m.key.startsWith(LIST_MEMBER)).map((m) => [m.key.slice(LIST_MEMBER.length), m.bytes]));
+  return { run, service, verified, lists };
 }
 
 function clear(table: FileTable, upTo: number): false {

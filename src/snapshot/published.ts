@@ -87,7 +87,12 @@ export class PublishedSnapshot {
   /** Whether the published file at `path` is listed and still there, whole (by listing or size). */
   intact(path: string): boolean {
     const i = this.table.indexOf(path);
-    if (i === undefined || this.#damaged.has(path)) return false;
+    return i !== undefined && this.intactAt(i, path);
+  }
+
+  /** intact() for entry `i` of the table, whose path the caller has. */
+  intactAt(i: number, path: string): boolean {
+    if (this.#damaged.has(path)) return false;
     return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.dir, path), this.table.fileSize(i));
   }
 
@@ -118,6 +123,17 @@ export class PublishedSnapshot {
     if (size !== this.table.fileSize(i) || hash.digest('hex') !== this.table.sha256(i)) {
       this.#damaged.add(path);
       throw new DamagedFileError(path);
+    }
+  }
+
+  /** Whether the published file at `path` still holds the bytes the manifest lists, read through (else it is damaged). */
+  async check(path: string): Promise<boolean> {
+    try {
+      for await (const chunk of this.readChecked(path)) void chunk;
+      return true;
+    } catch (error) {
+      if (error instanceof DamagedFileError) return false;
+      throw error;
     }
   }
 

@@ -13,7 +13,7 @@
 import { hash53, StringList } from '../util/string-set.js';
 
 const HASH_BYTES = 32;
-/** A list item's digest (see sync/plan.ts itemDigest): 16 base64url characters, 12 bytes. */
+/** A list item's digest (see sync/list-summary.ts itemDigest): 16 base64url characters, 12 bytes. */
 const ITEM_BYTES = 12;
 /** An ETag as its 16 bytes when it is a quoted 32-digit hex string, weak or strong (Rails, nginx-ish). */
 const ETAG_BYTES = 16;
@@ -81,6 +81,12 @@ export class FileTable {
   readonly #base: FileTable | undefined;
   readonly #present: Uint8Array | undefined;
   #presentCount = 0;
+  /**
+   * Per base entry held, the run that confirmed it in this table (0: as the base has it): an
+   * incremental sync confirms a seventh of its records each run, and a copy of each cost it more
+   * than the rest of keeping them.
+   */
+  #seenOver: Uint32Array | undefined;
 
   /** `expected`: about how many files the table will hold (it grows beyond as needed). */
   constructor(expected = 1024, base?: FileTable) {
@@ -158,10 +164,27 @@ export class FileTable {
     return this.set(path, other.#rawHash(i), other.fileSize(i), other.validators(i));
   }
 
+  /**
+   * Holds entry `j` of the base as it is, validators included, when the table has nothing under
+   * its path yet (`path`: the base's path of `j`); false when it has.
+   */
+  holdBase(j: number, path: string): boolean {
+    if (this.#present![j] || this.#ownIndexOf(path) !== undefined) return false;
+    this.#hold(j);
+    return true;
+  }
+
+  /** Records that entry `i` was fetched or confirmed in run `seen`; its other validators stay. */
+  confirm(i: number, seen: number): void {
+    if (i >= this.#offset) return this.#setOwnValidators(i - this.#offset, { ...this.validators(i), seen });
+    this.#seenOver ??= new Uint32Array(this.#base!.size);
+    this.#seenOver[i] = seen;
+  }
+
   /** Replaces the validators of entry `i`. */
   setValidators(i: number, validators: Validators | undefined): void {
     if (i >= this.#offset) return this.#setOwnValidators(i - this.#offset, validators);
-    if (sameValidators(this.#base!.validators(i), validators)) return;
+    if (sameValidators(this.validators(i), validators)) return;
     this.set(this.#base!.path(i), this.#base!.#rawHash(i), this.#base!.fileSize(i), validators);
   }
 
@@ -189,7 +212,10 @@ export class FileTable {
   }
 
   validators(i: number): Validators | undefined {
-    if (i < this.#offset) return this.#base!.validators(i);
+    if (i < this.#offset) {
+      const seen = this.#seenOver?.[i];
+      return seen ? { ...this.#base!.validators(i), seen } : this.#base!.validators(i);
+    }
     const k = i - this.#offset;
     if (this.#etagKind === EMPTY) return undefined;
     const kind = this.#etagKind[k]!;
@@ -224,7 +250,7 @@ export class FileTable {
 
   /** The run that last fetched or confirmed entry `i` (0: unknown), without decoding the rest. */
   seen(i: number): number {
-    if (i < this.#offset) return this.#base!.seen(i);
+    if (i < this.#offset) return this.#seenOver?.[i] || this.#base!.seen(i);
     return this.#seen === EMPTY ? 0 : this.#seen.readUInt32LE((i - this.#offset) * 4);
   }
 
@@ -249,6 +275,20 @@ export class FileTable {
   matches(path: string, sha256: string, size: number): boolean {
     const i = this.indexOf(path);
     return i !== undefined && this.fileSize(i) === size && this.sha256(i) === sha256;
+  }
+
+  /**
+   * What this table, derived from `base`, holds otherwise than the base: its own entries (added,
+   * or replacing one of the base's) and the base's entries it neither holds nor replaces, each in
+   * order. What it holds as the base had it is not visited (a re-sync keeps most files so).
+   * Undefined when `base` is not the table's base.
+   */
+  changesFrom(base: FileTable): { own: number[]; dropped: number[] } | undefined {
+    if (base !== this.#base) return undefined;
+    const own = Array.from({ length: this.#count }, (_, k) => this.#offset + k);
+    const dropped: number[] = [];
+    for (let j = 0; j < base.size; j++) if (!this.#present![j] && this.#ownIndexOf(base.path(j)) === undefined) dropped.push(j);
+    return { own, dropped };
   }
 
   /** Every path: the base's held ones, then the table's own, each in insertion order. */
@@ -333,6 +373,7 @@ export class FileTable {
 
   /** Holds base entry `j` as it is. */
   #hold(j: number): number {
+    if (this.#seenOver) this.#seenOver[j] = 0;
     if (!this.#present![j]) {
       this.#present![j] = 1;
       this.#presentCount++;
@@ -342,6 +383,7 @@ export class FileTable {
 
   /** Lets go of base entry `j` (it is replaced by one of the table's own). */
   #drop(j: number): void {
+    if (this.#seenOver) this.#seenOver[j] = 0;
     if (!this.#present![j]) return;
     this.#present![j] = 0;
     this.#presentCount--;

@@ -26,8 +26,15 @@ const mostBytes = (text: Text): number => (typeof text === 'string' ? 3 * text.l
 class ByteBatch {
   readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);
   #used = 0;
+  /** Bytes written before the gathered ones. */
+  #flushed = 0;
 
   constructor(readonly staged: NextStream) {}
+
+  /** Bytes taken so far: where the next text starts in the file. */
+  get offset(): number {
+    return this.#flushed + this.#used;
+  }
 
   /** Whether this many bytes fit without a write first. */
   fits(bytes: number): boolean {
@@ -42,14 +49,17 @@ class ByteBatch {
   /** Writes what is gathered, then `text` directly when it would not fit an empty batch, else keeps it. */
   async makeRoom(text: Text): Promise<void> {
     await this.flush();
-    if (mostBytes(text) > BATCH_BYTES) await this.staged.write(text);
-    else this.add(text);
+    if (mostBytes(text) > BATCH_BYTES) {
+      await this.staged.write(text);
+      this.#flushed += typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+    } else this.add(text);
   }
 
   async flush(): Promise<void> {
     if (this.#used === 0) return;
     // The stream hashes and writes the bytes before the promise settles: the buffer is free again after.
     await this.staged.write(this.#buffer.subarray(0, this.#used));
+    this.#flushed += this.#used;
     this.#used = 0;
   }
 }
@@ -85,8 +95,8 @@ interface StageEnvelope {
   where: string;
   body: AsyncIterable<Buffer>;
   onItem: ItemHandler;
-  /** Told each item's published text (its bytes in the file), in order. */
-  onPublished?: (text: Text) => void;
+  /** Told each item's published text and where its bytes sit in the file, in order. */
+  onPublished?: (text: Text, at: number, length: number) => void;
 }
 
 /** Streams the body into `file`'s staged copy; the caller finishes (or aborts) the returned stream. */
@@ -111,14 +121,17 @@ export async function stageEnvelope(options: StageEnvelope): Promise<NextStream>
         if (out === 'skip') continue;
         const separator = encoder.separator();
         const text = typeof out === 'string' || Buffer.isBuffer(out) ? out : encoder.element(out.value);
-        onPublished?.(text);
         // Most items fit: no promise per item.
         if (batch.fits(separator.length + mostBytes(text))) {
           batch.add(separator);
+          const at = batch.offset;
           batch.add(text);
+          onPublished?.(text, at, batch.offset - at);
         } else {
           await add(separator);
+          const at = batch.offset;
           await add(text);
+          onPublished?.(text, at, batch.offset - at);
         }
       }
     }

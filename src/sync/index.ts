@@ -34,6 +34,7 @@ import { shapeFacts } from '../validate/quality.js';
 import { assemble } from './assemble.js';
 import { describeChanges } from './changes.js';
 import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
+import { keptListSummaries } from './list-cache.js';
 import { pullList, unchosenList, type ListSummary } from './lists.js';
 import { nameLookup, withNames } from './names.js';
 import { writePage } from './page.js';
@@ -169,7 +170,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     const chosen = config.resources;
     progress.planned(chosen.length);
     const leaks = new RedactionLeaks();
-    const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, leaks, maxRecords: settings.maxRecords };
+    const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, leaks, maxRecords: settings.maxRecords, cached: previous?.lists };
     const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
     if (warnings) nameOf = nameLookup(lists);
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
@@ -265,7 +266,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       manifest,
       pending,
       meta: new Map<string, Content>([
-        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service })],
+        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service }, keptListSummaries(lists, chosen, config.redact, pulled.gone))],
         [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
       ]),
       sign: options.signingKey ? (bytes) => signManifest(bytes, options.signingKey!) : undefined,

@@ -24,6 +24,8 @@ export interface Previous {
   cached: boolean;
   /** The cache's head (its run and service), when the table carries it. */
   head: CacheHead | undefined;
+  /** The list summaries the cache kept, by resource (see sync/list-cache.ts); the list pull takes them out. */
+  lists: Map<string, Buffer> | undefined;
   /** Its quality report, when intact: findings of what is kept unread are carried over from it. */
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */
@@ -49,8 +51,9 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // Under redaction by value, a file kept unread (304, or an incremental skip) would hide the
   // values it holds from this run's gathering, and a value seen only there would stay in the
   // files that are fetched: every body is fetched again.
-  const head = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
-  return { snapshot, cached: head !== undefined, head, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
+  const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
+  const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
+  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 
 /**

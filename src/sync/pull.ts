@@ -25,7 +25,7 @@ import type { Shape } from '../validate/record.js';
 import { checkRecord } from '../validate/structure.js';
 import { fetchConditional } from './conditional.js';
 import { dropItems, stageEnvelope } from './envelope.js';
-import { itemDigest, type ListSummary } from './lists.js';
+import { itemDigest, type ListSummary } from './list-summary.js';
 import { resolveReferences } from '../index/references.js';
 import { markCascades, Reason, recordValidators, type Plan, type Position, type ViewPlan } from './plan.js';
 import type { CheckedRecord } from './record.js';
@@ -79,13 +79,17 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
   // `only`: the positions of a later round (records fetched again), else every record.
   async function* recordJobs(resource: ResourceName, only?: ReadonlySet<number>): AsyncGenerator<() => Promise<void>> {
     const list = ctx.lists[resource];
+    const { reasons, previous: entries } = plan.records[resource];
+    // Nothing shows it changed: kept unread, here rather than in a job of its own, unless the
+    // published copy is not whole (its job then fetches it).
+    const kept = (n: number): boolean => reasons[n] === Reason.Keep && ctx.next.keepEntry(entries[n]!);
     const job = (n: number, item: ItemBytes) => async () => applyRecord(resource, n, await pullRecord(resource, n, item, plan, ctx), item, { plan, ctx, pulled, idOfName: names, again: only !== undefined });
     if (list.places) {
       // A list kept as it was: its items are read only for the records that are read.
       const places = list.places;
       const file = listFile(resource);
       for (let n = 0; n < list.ids.length; n++) {
-        if (only && !only.has(n)) continue;
+        if ((only && !only.has(n)) || kept(n)) continue;
         const { at, length } = places.at(n);
         let bytes: Promise<Buffer> | undefined;
         yield job(n, () => (bytes ??= ctx.previous!.readRange(file, at, length)));
@@ -96,7 +100,7 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
     let n = 0;
     for await (const chunk of ctx.next.readStream(listFile(resource))!) {
       for (const element of scanner.push(chunk)) {
-        if (!only || only.has(n)) yield job(n, () => element.bytes);
+        if ((!only || only.has(n)) && !kept(n)) yield job(n, () => element.bytes);
         n++;
       }
     }
@@ -162,15 +166,10 @@ async function pullRecord(resource: ResourceName, n: number, item: ItemBytes, pl
   const check = async (body: Buffer) => ctx.records.check({ resource, id, path, body, item: await item() });
   const records = plan.records[resource];
   const reason = records.reasons[n]!;
-  // Nothing shows it changed: kept unread, unless the published copy is not whole.
-  if (reason === Reason.Keep && ctx.next.keep(file)) return { kind: 'kept' };
   // A 304 is asked for only with the item the record was checked against: every finding of it
   // still holds. One asked for by an incremental sync is confirmed in this run (its refresh clock restarts).
   const confirm = reason === Reason.Cascade || reason === Reason.Refresh;
-  const keep = (): true | undefined => {
-    const validators = confirm ? { ...ctx.previous!.validators(file), seen: plan.run } : undefined;
-    return ctx.next.keep(file, validators) || undefined;
-  };
+  const keep = (): true | undefined => ctx.next.keep(file, confirm ? plan.run : undefined) || undefined;
   const asked = reason === Reason.Keep ? undefined : recordValidators(records, n, ctx.previous?.table);
   const result = await fetchConditional((validators) => ctx.client.getWhole(path, check, validators), asked, keep);
   if (result.status === 304) return { kind: 'kept' };
@@ -270,7 +269,7 @@ async function pullView({ view, validators, recheck }: ViewPlan, ctx: PullContex
     });
   };
   const kept = async (): Promise<true | undefined> => {
-    if (!next.keep(file, ctx.previous!.validators(file))) return undefined;
+    if (!next.keep(file)) return undefined;
     if (!recheck) {
       pulled.keptViews.add(`${resource}\u0000${label}`);
       return true;

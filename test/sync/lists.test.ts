@@ -12,7 +12,8 @@ import { NextSnapshot } from '../../src/publish/next.js';
 import type { RedactPolicy } from '../../src/redact/policy.js';
 import type { ResourceName } from '../../src/spec/resources.js';
 import { forEachItem } from '../../src/json/scan.js';
-import { itemDigest, pullList, type ListSummary } from '../../src/sync/lists.js';
+import { pullList, type ListSummary } from '../../src/sync/lists.js';
+import { itemDigest } from '../../src/sync/list-summary.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** Items as a service may write them: plain, spaced, escaped, repeated keys, numbers beyond a double, bytes not UTF-8. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { massRemovalProblem } from '../../src/sync/assemble.js';
-import { itemDigest, ItemDigests, type ListSummary } from '../../src/sync/lists.js';
+import { itemDigest, ItemDigests, type ListSummary } from '../../src/sync/list-summary.js';
 import { plan, Reason, recordValidators } from '../../src/sync/plan.js';
 import { filterFile, recordFile } from '../../src/snapshot/paths.js';
 import { FileTable } from '../../src/snapshot/table.js';

@@ -35,6 +35,32 @@ describe('a table derived from the previous snapshot', () => {
     expect([table.sha256(i), table.fileSize(i), table.validators(i)]).toEqual([hex('a'), 10, base.validators(base.indexOf('servers/1.json')!)]);
     expect([...table.paths()]).toEqual(['servers/1.json']);
   });
+
+  it('records a confirmation without a copy, and forgets it when the file is kept or replaced again', () => {
+    const base = previous();
+    const table = FileTable.over(base);
+    const one = base.indexOf('servers/1.json')!;
+    table.holdBase(one, 'servers/1.json');
+    table.confirm(one, 9);
+    expect(table.validators(one)).toEqual({ ...base.validators(one), seen: 9 });
+    expect([table.seen(one), base.seen(one)]).toEqual([9, 0]);
+    // Held, not copied: nothing differs from the base but the confirmation.
+    expect(table.changesFrom(base)).toEqual({ own: [], dropped: [base.indexOf('servers/2.json')!, base.indexOf('servers.json')!] });
+    table.copyFrom(base, one);
+    expect(table.validators(one)).toEqual(base.validators(one));
+  });
+
+  it('names what differs from its base: files added or replaced, and files dropped', () => {
+    const base = previous();
+    const table = FileTable.over(base);
+    table.copyFrom(base, base.indexOf('servers/1.json')!);
+    table.set('servers/2.json', hex('e'), 21);
+    table.set('servers/3.json', hex('f'), 22);
+    const delta = table.changesFrom(base)!;
+    expect(delta.own.map((i) => table.path(i))).toEqual(['servers/2.json', 'servers/3.json']);
+    expect(delta.dropped.map((j) => base.path(j))).toEqual(['servers.json']);
+    expect(table.changesFrom(new FileTable())).toBeUndefined();
+  });
 });
 
 describe('a table with room made for its files', () => {

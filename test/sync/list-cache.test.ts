@@ -1,0 +1,107 @@
+/**
+ * The list summaries kept in the run metadata (`list <resource>` in `_meta/http-cache.json`): what a later
+ * sync takes instead of reading a list the service answered 304 for. They must describe the
+ * published list exactly (ids, names, references, where each item sits), be refused when they do
+ * not hold together, and never stand in for a list altered on disk.
+ */
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forEachItem } from '../../src/json/scan.js';
+import { decodeListCache, encodeListCache } from '../../src/sync/list-cache.js';
+import { ItemPlaces, Summarizer } from '../../src/sync/list-summary.js';
+import { RESOURCE_NAMES } from '../../src/spec/resources.js';
+import { syncInto } from '../helpers/sync.js';
+import { tempDir } from '../helpers/tmp.js';
+import { snapshotData } from '../helpers/tree.js';
+import { withUpstream } from '../helpers/upstream.js';
+
+type Kept = { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[]; refs?: unknown[]; types: string[]; stamped: boolean };
+
+/** The summary of `resource`'s list in the folder's run metadata. */
+const keptOf = (out: string, resource: string): Kept => (JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as Record<string, Kept>)[`list ${resource}`]!;
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+
+/** Each item of a published list as it sits in the file: id, start, length. */
+async function itemsOf(out: string, resource: string): Promise<[string, number, number][]> {
+  const items: [string, number, number][] = [];
+  await forEachItem(createReadStream(join(out, `${resource}.json`)) as AsyncIterable<Buffer>, resource, (element) => {
+    items.push([(JSON.parse(element.bytes.toString('utf8')) as { id: string }).id, element.at, element.bytes.length]);
+  });
+  return items;
+}
+
+/** The items a kept summary describes: id, start, length. */
+function described(kept: Kept): [string, number, number][] {
+  let end = 0;
+  return kept.ids.map((id, n) => {
+    const at = end + kept.gaps[n]!;
+    end = at + kept.lengths[n]!;
+    return [id, at, kept.lengths[n]!];
+  });
+}
+
+describe('list summaries in the run metadata', () => {
+  it('describe every published list exactly, after a first sync and after lists changed, and a re-sync with them equals a full sync', { timeout: 120_000 }, async () => {
+    const upstream = await withUpstream({ scale: 80, profile: 'realistic' });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
+
+    upstream.mutate({ seed: 3, share: 0.1 });
+    const changed = await syncInto(upstream, out, { settings: { incremental: true } });
+    expect(changed.status).toBe('published');
+    for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
+
+    // Nothing changed since: every list is a 304 and comes from the summaries.
+    const again = await syncInto(upstream, out, { settings: { incremental: true } });
+    expect(again.notModified).toBe(again.requests);
+    upstream.mutate({ seed: 4, share: 0.1 });
+    await syncInto(upstream, out, { settings: { incremental: true } });
+    const fresh = tempDir();
+    await syncInto(upstream, fresh);
+    expect(await snapshotData(out)).toEqual(await snapshotData(fresh));
+  });
+
+  it('never stand in for a list altered on disk: the next sync fetches and restores it', { timeout: 120_000 }, async () => {
+    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const file = join(out, 'servers.json');
+    const published = readFileSync(file, 'utf8');
+    // Same size, other bytes: only reading it shows the change.
+    const [first] = await itemsOf(out, 'servers');
+    writeFileSync(file, published.replace(`"id": "${first![0]}"`, `"id": "${'9'.repeat(first![0].length)}"`));
+    expect(readFileSync(file, 'utf8')).not.toBe(published);
+
+    const result = await syncInto(upstream, out, { settings: { incremental: true } });
+    expect(result.files.written).toBeGreaterThan(0);
+    expect(readFileSync(file, 'utf8')).toBe(published);
+  });
+
+  it('are refused, not trusted, when they do not hold together', () => {
+    const summary = new Summarizer('databases', 'test', 100, new ItemPlaces());
+    summary.takeCached('1', { name: 'a', updatedAt: '2026-01-01', ref: ['s1'] }, 20, 30);
+    summary.takeCached('2', { name: null, updatedAt: '2026-01-01', ref: null }, 56, 40);
+    summary.types.add('postgres');
+    const list = summary.finish(false);
+    const kept = JSON.parse([...encodeListCache(list)!].join('')) as Kept;
+    const options = { where: 'test', maxRecords: 100, fileSize: 200 };
+    const decoded = decodeListCache('databases', json(kept), options)!;
+    expect([Array.from(decoded.ids), Array.from(decoded.nameAt), Array.from(decoded.refs), [...decoded.types], decoded.stamped]).toEqual([['1', '2'], ['a', ''], ['["s1"]', 'null'], ['postgres'], true]);
+    expect([decoded.places!.at(0), decoded.places!.at(1)]).toEqual([{ at: 20, length: 30 }, { at: 56, length: 40 }]);
+
+    const broken: [string, unknown][] = [
+      ['an item past the end of the file', { ...kept, lengths: [30, 400] }],
+      ['an id twice', { ...kept, ids: ['1', '1'] }],
+      ['arrays of other lengths', { ...kept, names: ['a'] }],
+      ['an id that is not a string', { ...kept, ids: ['1', 2] }],
+      ['no references for databases', { ...kept, refs: undefined }],
+      ['not an object', 'lists'],
+    ];
+    for (const [what, value] of broken) expect(decodeListCache('databases', json(value), options), what).toBeUndefined();
+    expect(decodeListCache('databases', json(kept), { ...options, maxRecords: 1 }), 'more records than sync.maxRecords').toBeUndefined();
+    expect(decodeListCache('databases', Buffer.from('{"ids":['), options), 'not JSON').toBeUndefined();
+  });
+});
