@@ -14,7 +14,7 @@ import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData } from '../helpers/tree.js';
-import { withUpstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream.js';
 
 type Kept = { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[]; refs?: unknown[]; types: string[]; stamped: boolean };
 
@@ -44,7 +44,7 @@ function described(kept: Kept): [string, number, number][] {
 
 describe('list summaries in the run metadata', () => {
   it('describe every published list exactly, after a first sync and after lists changed, and a re-sync with them equals a full sync', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream({ scale: 80, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 80, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
     for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
@@ -65,7 +65,7 @@ describe('list summaries in the run metadata', () => {
   });
 
   it('never stand in for a list altered on disk: the next sync fetches and restores it', { timeout: 120_000 }, async () => {
-    const upstream = await withUpstream({ scale: 40, profile: 'realistic' });
+    const upstream = await useUpstream({ scale: 40, profile: 'realistic' });
     const out = tempDir();
     await syncInto(upstream, out);
     const file = join(out, 'servers.json');
