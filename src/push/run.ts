@@ -7,13 +7,17 @@
  */
 import type { Log } from '../log.js';
 import { sha256 } from '../snapshot/manifest.js';
+import { ByteBudget } from '../util/byte-budget.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import { contentType } from './content-type.js';
 import { checkedBody, readLocal, readLocalMeta, type LocalSnapshot } from './local.js';
 import { describeKey, type Location } from './location.js';
 import { Action, bucketIsCurrent, isRecord, MAX_PENDING_PATHS, nextPending, NO_SIGNATURE, PENDING_FILE, type LocalFile } from './plan.js';
 import { compareByListing, encodePending, indexesOf, probeBucket, type Comparison, type Probe } from './remote.js';
-import { openBucket, type Bucket, type StoreOptions } from './target.js';
+import { openBucket, uploadMemory, type Bucket, type StoreOptions } from './target.js';
+
+/** What the uploads in flight may hold in memory at once (a single larger file takes all of it). */
+const UPLOAD_MEMORY = 24 * 1024 * 1024;
 
 export interface PushOptions {
   /** A published snapshot (the caller holds its lock). */
@@ -84,10 +88,12 @@ async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Compariso
   }
   const marker = encodePending(nextPending(uploadPaths(local, comparison.actions, MAX_PENDING_PATHS + 1), comparison.earlier, probe.manifest !== undefined));
   await bucket.put(PENDING_FILE, marker, { size: marker.length, sha256: sha256(marker), contentType: contentType(PENDING_FILE) });
-  const put = async (file: LocalFile, signature?: string): Promise<void> => {
-    const body = await checkedBody(options.dir, file);
-    await bucket.put(file.path, body, { size: file.size, sha256: file.sha256, contentType: contentType(file.path), cacheControl: options.cacheControl, signature });
-  };
+  const budget = new ByteBudget(UPLOAD_MEMORY);
+  const put = (file: LocalFile, signature?: string): Promise<void> =>
+    budget.use(uploadMemory(file.size), async () => {
+      const body = await checkedBody(options.dir, file);
+      await bucket.put(file.path, body, { size: file.size, sha256: file.sha256, contentType: contentType(file.path), cacheControl: options.cacheControl, signature });
+    });
   const upload = (i: number): Promise<void> => put({ path: local.table.path(i), sha256: local.table.sha256(i), size: local.table.fileSize(i) });
   options.log.detail(`push: records, then lists and other files (${uploads - comparison.meta.length} in all), then ${comparison.meta.length} manifest files, then ${comparison.deletions.length} deletions`);
   await forEachConcurrent(phase(local, comparison.actions, true), options.store.concurrency, upload);

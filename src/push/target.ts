@@ -50,6 +50,13 @@ export interface ObjectHead {
 /** Files above this go up in parts: one request per 8 MiB part, and a lost connection costs one part. */
 export const MULTIPART_BYTES = 16 * 1024 * 1024;
 const PART_BYTES = 8 * 1024 * 1024;
+/** Parts of one multipart upload in flight. */
+const PART_QUEUE = 2;
+
+/** The memory an upload of `size` bytes holds: the file itself, or the parts in flight and the one being filled. */
+export function uploadMemory(size: number): number {
+  return size <= MULTIPART_BYTES ? size : (PART_QUEUE + 1) * PART_BYTES;
+}
 /** The object metadata that lets the next push and verify know an object's bytes without reading them. */
 const SHA_META = 'sha256';
 const SIGNATURE_META = 'signature';
@@ -202,7 +209,7 @@ export class Bucket {
       if (Buffer.isBuffer(body)) {
         await this.client.send(new PutObjectCommand({ ...params, Body: body, ContentLength: body.length }));
       } else {
-        await new Upload({ client: this.client, params: { ...params, Body: createReadStream(body.file) }, partSize: PART_BYTES, queueSize: 2, leavePartsOnError: false }).done();
+        await new Upload({ client: this.client, params: { ...params, Body: createReadStream(body.file) }, partSize: PART_BYTES, queueSize: PART_QUEUE, leavePartsOnError: false }).done();
       }
     } catch (error) {
       throw storeError(error, this.location, 'cannot write', path);
