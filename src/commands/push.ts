@@ -23,7 +23,7 @@ export const pushCommand: CommandDefinition = {
     'path-style': { type: 'boolean', description: 'put the bucket in the URL path, as MinIO, Ceph and Garage need (config push.pathStyle)' },
     concurrency: { type: 'string', value: 'N', description: 'uploads in flight at most (config push.concurrency, default 16)' },
     'dry-run': { type: 'boolean', description: 'read the bucket and say what would be uploaded and deleted; change nothing' },
-    full: { type: 'boolean', description: 'compare with a listing of the prefix even when the bucket\'s manifest shows it current: removes objects others added there, restores what they removed' },
+    full: { type: 'boolean', description: 'compare with a listing of the prefix and each object\'s recorded sha256, whatever the bucket\'s manifest says: puts back exactly the snapshot after others changed objects under the prefix' },
     config: CONFIG_OPTION,
     ...OUTPUT_OPTIONS,
   },

@@ -124,12 +124,15 @@ async function readOldManifest(bucket: Bucket, local: LocalSnapshot, head: Manif
   return old;
 }
 
-/** Lists the bucket and compares it with the snapshot: what to upload and what to delete. */
-export async function compareByListing(bucket: Bucket, local: LocalSnapshot, probe: Probe, concurrency: number): Promise<Comparison> {
+/**
+ * Lists the bucket and compares it with the snapshot: what to upload and what to delete. `full`:
+ * trust no manifest entry either (each object's recorded sha256 decides, as verify checks it).
+ */
+export async function compareByListing(bucket: Bucket, local: LocalSnapshot, probe: Probe, options: { concurrency: number; full: boolean }): Promise<Comparison> {
   const { table } = local;
   const earlier = probe.pending ? decodePending(await bucket.get(PENDING_FILE)) : undefined;
   const old = await readOldManifest(bucket, local, probe.manifest);
-  if (earlier === 'all') old.trusted.fill(0);
+  if (earlier === 'all' || options.full) old.trusted.fill(0);
   else {
     for (const path of earlier ?? []) {
       const i = table.indexOf(path);
@@ -156,7 +159,7 @@ export async function compareByListing(bucket: Bucket, local: LocalSnapshot, pro
     const size = listed[i]!;
     actions[i] = fileAction(table.fileSize(i), size < 0 ? undefined : size, old.trusted[i] === 1);
   }
-  await forEachConcurrent(indexesOf(actions, Action.Head), concurrency, async (i) => {
+  await forEachConcurrent(indexesOf(actions, Action.Head), options.concurrency, async (i) => {
     const head = await bucket.head(table.path(i));
     actions[i] = head && table.hasBytes(i, head.sha256 ?? '', head.size) ? Action.Keep : Action.Upload;
   });

@@ -27,7 +27,7 @@ export interface PushOptions {
   cacheControl?: string | undefined;
   /** Plan only: read the bucket, upload and delete nothing. */
   dryRun: boolean;
-  /** Compare with a listing even when the bucket's manifest proves it current (finds what others changed under the prefix). */
+  /** Compare with a listing and each object's recorded sha256, whatever the bucket's manifest says (finds what others changed under the prefix). */
   full: boolean;
   log: Log;
 }
@@ -48,15 +48,17 @@ export interface PushResult {
   planned?: { upload: string[]; delete: string[] } | undefined;
 }
 
-/** How many of the snapshot's files go up, and their bytes. */
-function uploadTotals(local: LocalSnapshot, comparison: Comparison): { files: number; bytes: number } {
-  let files = comparison.meta.length;
+/** How many of the snapshot's files go up in each phase, and their bytes. */
+function uploadTotals(local: LocalSnapshot, comparison: Comparison): { records: number; views: number; files: number; bytes: number } {
+  let records = 0;
+  let views = 0;
   let bytes = comparison.meta.reduce((sum, file) => sum + file.size, 0);
   for (const i of indexesOf(comparison.actions, Action.Upload)) {
-    files++;
+    if (isRecord(local.table.path(i))) records++;
+    else views++;
     bytes += local.table.fileSize(i);
   }
-  return { files, bytes };
+  return { records, views, files: records + views + comparison.meta.length, bytes };
 }
 
 /** The files to upload in one phase: the records (first), or every other file; in the manifest's order. */
@@ -80,8 +82,8 @@ function uploadPaths(local: LocalSnapshot, actions: Uint8Array, limit: number): 
  * own: a batch delete is not atomic, and the marker must outlive every other change). Small files
  * are read from disk one at a time per upload in flight.
  */
-async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Comparison, probe: Probe, options: PushOptions, uploads: number): Promise<void> {
-  const changes = uploads + comparison.deletions.length;
+async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Comparison, probe: Probe, options: PushOptions, totals: ReturnType<typeof uploadTotals>): Promise<void> {
+  const changes = totals.files + comparison.deletions.length;
   if (changes === 0) {
     if (probe.pending) await bucket.deleteOne(PENDING_FILE);
     return;
@@ -95,7 +97,7 @@ async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Compariso
       await bucket.put(file.path, body, { size: file.size, sha256: file.sha256, contentType: contentType(file.path), cacheControl: options.cacheControl, signature });
     });
   const upload = (i: number): Promise<void> => put({ path: local.table.path(i), sha256: local.table.sha256(i), size: local.table.fileSize(i) });
-  options.log.detail(`push: records, then lists and other files (${uploads - comparison.meta.length} in all), then ${comparison.meta.length} manifest files, then ${comparison.deletions.length} deletions`);
+  options.log.detail(`push: ${totals.records} records, then ${totals.views} lists and other files, then ${comparison.meta.length} manifest files, then ${comparison.deletions.length} deletions`);
   await forEachConcurrent(phase(local, comparison.actions, true), options.store.concurrency, upload);
   await forEachConcurrent(phase(local, comparison.actions, false), options.store.concurrency, upload);
   // The manifest records the signature pushed with it: a later push compares both with one HEAD.
@@ -123,9 +125,9 @@ export async function pushSnapshot(options: PushOptions): Promise<PushResult> {
       return result({ uploaded: 0, uploadedBytes: 0, deleted: 0, unchanged: meta.files + metaFiles, planned: { upload: [], delete: [] } });
     }
     const local = await readLocal(options.dir);
-    const comparison = await compareByListing(bucket, local, probe, options.store.concurrency);
+    const comparison = await compareByListing(bucket, local, probe, { concurrency: options.store.concurrency, full: options.full });
     const totals = uploadTotals(local, comparison);
-    if (!options.dryRun) await apply(bucket, local, comparison, probe, options, totals.files);
+    if (!options.dryRun) await apply(bucket, local, comparison, probe, options, totals);
     const planned = () => ({
       upload: [...[...phase(local, comparison.actions, true), ...phase(local, comparison.actions, false)].map((i) => local.table.path(i)), ...comparison.meta.map((file) => file.path)],
       delete: comparison.deletions,

@@ -278,9 +278,12 @@ describe('push', () => {
     const s3 = await withS3();
     expect((await push(s3, dir)).code).toBe(0);
     const want = await expected(dir);
-    const record = [...want.keys()].find((path) => parseRecordFile(path))!;
+    const [record, other] = [...want.keys()].filter((path) => parseRecordFile(path));
     await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}stray.json`, Body: '{}\n' }));
     await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${record}` }));
+    // Same size, other bytes, written by another tool (no recorded sha256).
+    const forged = Buffer.from(want.get(other!)!.toString('latin1').replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)), 'latin1');
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${other}`, Body: forged }));
 
     s3.log.length = 0;
     const trusting = await push(s3, dir);
@@ -288,11 +291,11 @@ describe('push', () => {
     expect(trusting.stdout).toMatch(/uploaded 0 files .*deleted 0, .* 2 requests \(0 of them listing\)/);
     const checked = await verifyBucket(s3);
     expect(checked.code).toBe(1);
-    expect(checked.stdout).toBe(`missing: ${record}\nextra: stray.json\n`);
+    expect(checked.stdout).toBe(`missing: ${record}\naltered: ${other}\nextra: stray.json\n`);
 
     const full = await push(s3, dir, ['--full']);
     expect(full.code).toBe(0);
-    expect(full.stdout).toMatch(/uploaded 1 files .*deleted 1, /);
+    expect(full.stdout).toMatch(/uploaded 2 files .*deleted 1, /);
     const there = await s3.objects(PREFIX);
     expect([...there.keys()].sort()).toEqual([...want.keys()].sort());
     for (const [path, bytes] of want) expect(there.get(path)!.equals(bytes), path).toBe(true);
