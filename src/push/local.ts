@@ -1,7 +1,7 @@
 /**
- * The local side of a push: the snapshot's manifest (its sha256 alone, or its table of files), and each file's
- * bytes checked against its manifest entry before they leave, so a damaged folder never reaches
- * the bucket under a sha256 it does not have.
+ * The local side of a push: the snapshot's manifest (its sha256 and a count, or its table of
+ * files), and each file's bytes checked against its manifest entry before they leave, so a damaged
+ * folder never reaches the bucket under a sha256 it does not have.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -50,7 +50,13 @@ async function readSignature(dir: string): Promise<LocalFile | undefined> {
 export async function readLocalMeta(dir: string): Promise<LocalMeta> {
   const file = join(dir, MANIFEST_FILE);
   let files = 0;
-  const counter = { add: (path: string) => (isPushed(path) && files++, true), done: () => files };
+  const counter = {
+    add: (path: string): boolean => {
+      if (isPushed(path)) files++;
+      return true;
+    },
+    done: () => files,
+  };
   const read = await readManifestInto(createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>, () => readFile(file), () => {
     files = 0;
     return counter;

@@ -15,8 +15,10 @@ import type { LocalSnapshot } from './local.js';
 import { Action, fileAction, isDeletable, isPushed, manifestIsCurrent, PENDING_FILE, type LocalFile, type ManifestHead, type Pending } from './plan.js';
 import type { Bucket } from './target.js';
 
-/** What the two HEADs tell. */
+/** What the two HEADs tell; undefined fields when the store would not say (see probeBucket). */
 export interface Probe {
+  /** Whether the HEADs answered; when not, the listing tells whether the manifest and the marker are there. */
+  known: boolean;
   /** The bucket's manifest object, when there is one. */
   manifest: ManifestHead | undefined;
   /** Whether a push left its marker (it did not finish). */
@@ -31,7 +33,9 @@ export interface Comparison {
   meta: LocalFile[];
   /** Keys (relative to the prefix) to delete once the new manifest is in place, sorted. */
   deletions: string[];
-  /** What the marker in the bucket said, when there was one. */
+  /** Whether the bucket has a manifest (then the marker names files; else it says "all"). */
+  hasManifest: boolean;
+  /** Whether a push left its marker, and what it said. */
   earlier: Pending | undefined;
 }
 
@@ -55,18 +59,14 @@ export function decodePending(bytes: Buffer | undefined): Pending {
 }
 
 /**
- * The HEADs of the manifest and the marker. A HEAD's answer has no body, so a refusal cannot say
- * InvalidAccessKeyId from AccessDenied: when one fails, a one-key listing gives the store's own
- * code (and the HEAD's error stands if the listing passes).
+ * The HEADs of the manifest and the marker. A refusal (see Bucket.headUnlessDenied) leaves the
+ * answer to the listing: a missing marker must not fail a push whose credentials may not list the
+ * whole bucket, and bad credentials are named by the listing's error, with the store's own code.
  */
 export async function probeBucket(bucket: Bucket): Promise<Probe> {
-  try {
-    const [manifest, pending] = await Promise.all([bucket.head(MANIFEST_FILE), bucket.head(PENDING_FILE)]);
-    return { manifest, pending: pending !== undefined };
-  } catch (error) {
-    await bucket.listOne();
-    throw error;
-  }
+  const [manifest, pending] = await Promise.all([bucket.headUnlessDenied(MANIFEST_FILE), bucket.headUnlessDenied(PENDING_FILE)]);
+  if (manifest === 'denied' || pending === 'denied') return { known: false, manifest: undefined, pending: false };
+  return { known: true, manifest, pending: pending !== undefined };
 }
 
 /** What the bucket's manifest says, folded into the comparison's arrays. */
@@ -130,8 +130,22 @@ async function readOldManifest(bucket: Bucket, local: LocalSnapshot, head: Manif
  */
 export async function compareByListing(bucket: Bucket, local: LocalSnapshot, probe: Probe, options: { concurrency: number; full: boolean }): Promise<Comparison> {
   const { table } = local;
-  const earlier = probe.pending ? decodePending(await bucket.get(PENDING_FILE)) : undefined;
-  const old = await readOldManifest(bucket, local, probe.manifest);
+  // -1: not listed.
+  const listed = new Float64Array(table.size).fill(-1);
+  // Listed keys the snapshot does not have: to delete, most of them (the rest are the owner's notes under _meta/).
+  const others: string[] = [];
+  const special = new Map<string, number>();
+  await bucket.forEachListed((path, size) => {
+    const i = table.indexOf(path);
+    if (i !== undefined && isPushed(path)) listed[i] = size;
+    else if (path === MANIFEST_FILE || path === SIGNATURE_FILE || path === PENDING_FILE) special.set(path, size);
+    else others.push(path);
+  });
+  const manifest = probe.known ? probe.manifest : special.has(MANIFEST_FILE) ? await bucket.head(MANIFEST_FILE) : undefined;
+  const pending = probe.known ? probe.pending : special.has(PENDING_FILE);
+  const earlier = pending ? decodePending(await bucket.get(PENDING_FILE)) : undefined;
+
+  const old = await readOldManifest(bucket, local, manifest);
   if (earlier === 'all' || options.full) old.trusted.fill(0);
   else {
     for (const path of earlier ?? []) {
@@ -139,17 +153,9 @@ export async function compareByListing(bucket: Bucket, local: LocalSnapshot, pro
       if (i !== undefined) old.trusted[i] = 0;
     }
   }
-
-  // -1: not listed.
-  const listed = new Float64Array(table.size).fill(-1);
   const deletions = old.gone;
-  let signatureListed: number | undefined;
-  await bucket.forEachListed((path, size) => {
-    const i = table.indexOf(path);
-    if (i !== undefined && isPushed(path)) listed[i] = size;
-    else if (path === SIGNATURE_FILE) signatureListed = size;
-    else if (isDeletable(path, old.meta.has(path))) deletions.add(path);
-  });
+  for (const path of others) if (isDeletable(path, old.meta.has(path))) deletions.add(path);
+  const signatureListed = special.get(SIGNATURE_FILE);
   if (signatureListed !== undefined && !local.signature) deletions.add(SIGNATURE_FILE);
 
   const actions = new Uint8Array(table.size);
@@ -164,9 +170,9 @@ export async function compareByListing(bucket: Bucket, local: LocalSnapshot, pro
     actions[i] = head && table.hasBytes(i, head.sha256 ?? '', head.size) ? Action.Keep : Action.Upload;
   });
 
-  const current = manifestIsCurrent(probe.manifest, local.manifest, local.signature);
+  const current = manifestIsCurrent(manifest, local.manifest, local.signature);
   const meta = !current ? [local.manifest, ...(local.signature ? [local.signature] : [])] : local.signature && signatureListed !== local.signature.size ? [local.signature] : [];
-  return { actions, meta, deletions: [...deletions].sort(), earlier };
+  return { actions, meta, deletions: [...deletions].sort(), hasManifest: manifest !== undefined, earlier };
 }
 
 /** The indexes whose action is `action`, in order. */

@@ -13,7 +13,7 @@ import { contentType } from './content-type.js';
 import { checkedBody, readLocal, readLocalMeta, type LocalSnapshot } from './local.js';
 import { describeKey, type Location } from './location.js';
 import { Action, bucketIsCurrent, isRecord, MAX_PENDING_PATHS, nextPending, NO_SIGNATURE, PENDING_FILE, type LocalFile } from './plan.js';
-import { compareByListing, encodePending, indexesOf, probeBucket, type Comparison, type Probe } from './remote.js';
+import { compareByListing, encodePending, indexesOf, probeBucket, type Comparison } from './remote.js';
 import { openBucket, uploadMemory, type Bucket, type StoreOptions } from './target.js';
 
 /** What the uploads in flight may hold in memory at once (a single larger file takes all of it). */
@@ -82,13 +82,13 @@ function uploadPaths(local: LocalSnapshot, actions: Uint8Array, limit: number): 
  * own: a batch delete is not atomic, and the marker must outlive every other change). Small files
  * are read from disk one at a time per upload in flight.
  */
-async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Comparison, probe: Probe, options: PushOptions, totals: ReturnType<typeof uploadTotals>): Promise<void> {
+async function apply(bucket: Bucket, local: LocalSnapshot, comparison: Comparison, options: PushOptions, totals: ReturnType<typeof uploadTotals>): Promise<void> {
   const changes = totals.files + comparison.deletions.length;
   if (changes === 0) {
-    if (probe.pending) await bucket.deleteOne(PENDING_FILE);
+    if (comparison.earlier) await bucket.deleteOne(PENDING_FILE);
     return;
   }
-  const marker = encodePending(nextPending(uploadPaths(local, comparison.actions, MAX_PENDING_PATHS + 1), comparison.earlier, probe.manifest !== undefined));
+  const marker = encodePending(nextPending(uploadPaths(local, comparison.actions, MAX_PENDING_PATHS + 1), comparison.earlier, comparison.hasManifest));
   await bucket.put(PENDING_FILE, marker, { size: marker.length, sha256: sha256(marker), contentType: contentType(PENDING_FILE) });
   const budget = new ByteBudget(UPLOAD_MEMORY);
   const put = (file: LocalFile, signature?: string): Promise<void> =>
@@ -121,13 +121,13 @@ export async function pushSnapshot(options: PushOptions): Promise<PushResult> {
     });
     const probe = await probeBucket(bucket);
     const metaFiles = meta.signature ? 2 : 1;
-    if (!options.full && bucketIsCurrent(probe.manifest, probe.pending, meta.manifest, meta.signature)) {
+    if (!options.full && probe.known && bucketIsCurrent(probe.manifest, probe.pending, meta.manifest, meta.signature)) {
       return result({ uploaded: 0, uploadedBytes: 0, deleted: 0, unchanged: meta.files + metaFiles, planned: { upload: [], delete: [] } });
     }
     const local = await readLocal(options.dir);
     const comparison = await compareByListing(bucket, local, probe, { concurrency: options.store.concurrency, full: options.full });
     const totals = uploadTotals(local, comparison);
-    if (!options.dryRun) await apply(bucket, local, comparison, probe, options, totals);
+    if (!options.dryRun) await apply(bucket, local, comparison, options, totals);
     const planned = () => ({
       upload: [...[...phase(local, comparison.actions, true), ...phase(local, comparison.actions, false)].map((i) => local.table.path(i)), ...comparison.meta.map((file) => file.path)],
       delete: comparison.deletions,

@@ -139,14 +139,6 @@ export class Bucket {
     } while (token);
   }
 
-  /** Lists one key, for the store's own error code when a HEAD (whose answer has no body) was refused. */
-  async listOne(): Promise<void> {
-    this.listings++;
-    await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: this.location.prefix || undefined, MaxKeys: 1 })).catch((error: unknown) => {
-      throw storeError(error, this.location, 'cannot list');
-    });
-  }
-
   /** Every object under the prefix: its path relative to the prefix, and its size. */
   async list(): Promise<Map<string, number>> {
     const out = new Map<string, number>();
@@ -156,11 +148,26 @@ export class Bucket {
 
   /** An object's size and the metadata push recorded; undefined when it is not there. */
   async head(path: string): Promise<ObjectHead | undefined> {
+    return (await this.#head(path, false)) as ObjectHead | undefined;
+  }
+
+  /**
+   * As head, but 'denied' for a refusal (HTTP 403). S3 answers so for a missing key to whoever may
+   * not list the bucket, and a HEAD's empty answer cannot tell InvalidAccessKeyId from AccessDenied
+   * either: a caller that can learn the same from a listing does so.
+   */
+  async headUnlessDenied(path: string): Promise<ObjectHead | undefined | 'denied'> {
+    return this.#head(path, true);
+  }
+
+  async #head(path: string, answerDenied: boolean): Promise<ObjectHead | undefined | 'denied'> {
     try {
       const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.#key(path) }));
       return { size: answer.ContentLength ?? 0, sha256: answer.Metadata?.[SHA_META], signature: answer.Metadata?.[SIGNATURE_META] };
     } catch (error) {
-      if ((error as { name?: string }).name === 'NotFound') return undefined;
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NotFound') return undefined;
+      if (answerDenied && e.$metadata?.httpStatusCode === 403) return 'denied';
       throw storeError(error, this.location, 'cannot read', path);
     }
   }

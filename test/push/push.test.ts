@@ -151,6 +151,19 @@ describe('push', () => {
     expect(requestsOf(s3)).toEqual([`HEAD ${PREFIX}${MANIFEST_FILE}`, `HEAD ${PREFIX}${PENDING_FILE}`]);
   });
 
+  it('a store that refuses a HEAD of a missing key (S3 without s3:ListBucket): the push lists instead, and changes nothing', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    s3.onRequest = (entry) => (entry.method === 'HEAD' && entry.key === `${PREFIX}${PENDING_FILE}` ? { status: 403, code: 'AccessDenied' } : undefined);
+    s3.log.length = 0;
+    const result = await push(s3, dir);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/uploaded 0 files .*deleted 0, .*[1-9]\d* of them listing/);
+    expect(s3.log.filter((e) => e.at === 'start' && kindOf(e) !== undefined)).toEqual([]);
+  });
+
   it('changed push: uploads what changed, deletes what is gone only after the new manifest, keeps foreign files under _meta/', { timeout: 120_000 }, async () => {
     const { dir, upstream } = await snapshot();
     const s3 = await withS3();
