@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { readManifestInto } from '../snapshot/manifest-read.js';
-import { MANIFEST_FILE, META_DIR, SIGNATURE_FILE } from '../snapshot/paths.js';
+import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
 import { forEachConcurrent } from '../util/concurrent.js';
 import { isSafeRelative } from '../util/relative-path.js';
 import type { LocalSnapshot } from './local.js';
@@ -73,9 +73,7 @@ export async function probeBucket(bucket: Bucket): Promise<Probe> {
 interface OldManifest {
   /** Per table entry: the bucket's manifest lists the same bytes. */
   trusted: Uint8Array;
-  /** Its paths under `_meta/` that the snapshot does not have (push's to delete). */
-  meta: Set<string>;
-  /** Its other paths that the snapshot does not have: deleted even when a listing misses them. */
+  /** Its paths that the snapshot does not have: push's to delete (also under `_meta/`), even when a listing misses them. */
   gone: Set<string>;
 }
 
@@ -86,7 +84,7 @@ interface OldManifest {
  */
 async function readOldManifest(bucket: Bucket, local: LocalSnapshot, head: ManifestHead | undefined): Promise<OldManifest> {
   const { table } = local;
-  const old: OldManifest = { trusted: new Uint8Array(table.size), meta: new Set(), gone: new Set() };
+  const old: OldManifest = { trusted: new Uint8Array(table.size), gone: new Set() };
   if (!head) return old;
   if (head.sha256 === local.manifest.sha256 && head.size === local.manifest.size) {
     old.trusted.fill(1);
@@ -99,16 +97,15 @@ async function readOldManifest(bucket: Bucket, local: LocalSnapshot, head: Manif
     // A second reading (a manifest not in the canonical form) starts over.
     old.trusted.fill(0);
     seen.fill(0);
-    old.meta.clear();
     old.gone.clear();
     return {
       add(path: string, sha256: Buffer, size: number): boolean {
         const i = table.indexOf(path);
         if (i === undefined) {
-          if (!isSafeRelative(path) || !isPushed(path)) return true;
-          const into = path.startsWith(`${META_DIR}/`) ? old.meta : old.gone;
-          if (into.has(path)) return false;
-          into.add(path);
+          // The manifest, signature and marker are decided on their own, whatever a manifest lists.
+          if (!isSafeRelative(path) || !isPushed(path) || path === MANIFEST_FILE || path === SIGNATURE_FILE || path === PENDING_FILE) return true;
+          if (old.gone.has(path)) return false;
+          old.gone.add(path);
           return true;
         }
         if (seen[i]) return false;
@@ -120,7 +117,7 @@ async function readOldManifest(bucket: Bucket, local: LocalSnapshot, head: Manif
     };
   };
   const read = await readManifestInto(chunks, async () => (await bucket.get(MANIFEST_FILE)) ?? Buffer.alloc(0), sink);
-  if (!read) return { trusted: new Uint8Array(table.size), meta: new Set(), gone: new Set() };
+  if (!read) return { trusted: new Uint8Array(table.size), gone: new Set() };
   return old;
 }
 
@@ -154,7 +151,7 @@ export async function compareByListing(bucket: Bucket, local: LocalSnapshot, pro
     }
   }
   const deletions = old.gone;
-  for (const path of others) if (isDeletable(path, old.meta.has(path))) deletions.add(path);
+  for (const path of others) if (isDeletable(path, false)) deletions.add(path);
   const signatureListed = special.get(SIGNATURE_FILE);
   if (signatureListed !== undefined && !local.signature) deletions.add(SIGNATURE_FILE);
 
