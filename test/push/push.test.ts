@@ -305,6 +305,7 @@ describe('push', () => {
     const checked = await verifyBucket(s3);
     expect(checked.code).toBe(1);
     expect(checked.stdout).toBe(`missing: ${record}\naltered: ${other}\nextra: stray.json\n`);
+    expect(checked.stderr).toContain(`run inventory-mirror push --full --to ${TO} to put the snapshot back`);
 
     const full = await push(s3, dir, ['--full']);
     expect(full.code).toBe(0);
