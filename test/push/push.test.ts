@@ -151,6 +151,21 @@ describe('push', () => {
     expect(requestsOf(s3)).toEqual([`HEAD ${PREFIX}${MANIFEST_FILE}`, `HEAD ${PREFIX}${PENDING_FILE}`]);
   });
 
+  it('a bucket pushed by an earlier version (no signature metadata on its manifest): one push lists and uploads the manifest again, the next is 2 requests', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    const manifest = readFileSync(join(dir, MANIFEST_FILE));
+    const sha = createHash('sha256').update(manifest).digest('hex');
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${MANIFEST_FILE}`, Body: manifest, Metadata: { sha256: sha } }));
+
+    const upgrade = await push(s3, dir);
+    expect(upgrade.code).toBe(0);
+    expect(upgrade.stdout).toMatch(/uploaded 1 files .*deleted 0, .*[1-9]\d* of them listing/);
+    expect((await s3.head(`${PREFIX}${MANIFEST_FILE}`)).metadata).toEqual({ sha256: sha, signature: 'none' });
+    expect((await push(s3, dir)).stdout).toMatch(/uploaded 0 files .* 2 requests \(0 of them listing\)/);
+  });
+
   it('a store that refuses a HEAD of a missing key (S3 without s3:ListBucket): the push lists instead, and changes nothing', { timeout: 120_000 }, async () => {
     const { dir } = await snapshot();
     const s3 = await withS3();
