@@ -40,8 +40,8 @@ export function pushJob(settings: PushSettings, flags: PushFlags, toFlag: string
   };
 }
 
-/** Pushes `dir` (whose lock the caller holds) as the job says. */
-export async function runPush(job: PushJob, dir: string, output: Output, dryRun = false): Promise<PushResult> {
+/** Pushes `dir` (whose lock the caller holds) as the job says; `full`: compare by listing whatever the bucket's manifest says. */
+export async function runPush(job: PushJob, dir: string, output: Output, dryRun = false, full = false): Promise<PushResult> {
   const { pushSnapshot } = await import('../push/run.js');
   return pushSnapshot({
     dir,
@@ -49,6 +49,7 @@ export async function runPush(job: PushJob, dir: string, output: Output, dryRun 
     store: { endpoint: job.endpoint, pathStyle: job.pathStyle, concurrency: job.concurrency },
     cacheControl: job.cacheControl,
     dryRun,
+    full,
     log: output,
   });
 }

@@ -23,6 +23,7 @@ export const pushCommand: CommandDefinition = {
     'path-style': { type: 'boolean', description: 'put the bucket in the URL path, as MinIO, Ceph and Garage need (config push.pathStyle)' },
     concurrency: { type: 'string', value: 'N', description: 'uploads in flight at most (config push.concurrency, default 16)' },
     'dry-run': { type: 'boolean', description: 'read the bucket and say what would be uploaded and deleted; change nothing' },
+    full: { type: 'boolean', description: 'list the prefix and check each object\'s recorded sha256 whatever the bucket\'s manifest says (repairs what others changed there)' },
     config: CONFIG_OPTION,
     ...OUTPUT_OPTIONS,
   },
@@ -30,6 +31,8 @@ export const pushCommand: CommandDefinition = {
     'Credentials and region come from the standard AWS chain only: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,',
     'AWS_SESSION_TOKEN, AWS_PROFILE, AWS_REGION, ~/.aws/config and credentials, web identity, instance roles.',
     'Order: records, then lists and filtered views, then _meta/manifest.json and its signature, then deletions.',
+    'A bucket whose manifest is the snapshot\'s, with no unfinished push, costs two HEAD requests and no listing;',
+    'what others changed under the prefix is then not looked for: verify --dir s3://... names it, push --full repairs it.',
     'Exit status: 0 pushed (or nothing to push); 1 failed, naming the bucket, key and the store\'s error code; 2 usage or configuration error.',
   ],
   async run(parsed, io) {
@@ -45,7 +48,7 @@ export const pushCommand: CommandDefinition = {
       if (lock.warning) output.warn(lock.warning);
       const note = await recover(dir);
       if (note) output.warn(note);
-      const result = await runPush(job, dir, output, Boolean(parsed.values['dry-run']));
+      const result = await runPush(job, dir, output, Boolean(parsed.values['dry-run']), Boolean(parsed.values.full));
       if (result.planned) io.stdout.write(plannedLines(result.planned));
       if (!parsed.values.quiet) io.stdout.write(`${describePush(result)}\n`);
       return 0;

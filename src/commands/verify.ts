@@ -62,7 +62,9 @@ export const verifyCommand: CommandDefinition = {
     const problems = problemLines(report);
     if (problems.length > 0) {
       io.stdout.write(`${problems.slice(0, MAX_LINES).map(printable).join('\n')}\n${problems.length > MAX_LINES ? `… and ${problems.length - MAX_LINES} more\n` : ''}`);
-      throw new VerifyError(mismatchMessage(target, report, problems), problems);
+      // A bucket is put back by a push that checks everything (a plain push trusts an unchanged bucket).
+      const fix = dirFlag?.startsWith('s3://') ? `; run inventory-mirror push --full --to ${dirFlag} to put the snapshot back` : '';
+      throw new VerifyError(`${mismatchMessage(target, report, problems)}${fix}`, problems);
     }
     const stale = maxAge === undefined ? undefined : await freshnessProblem(target, maxAge, Date.now());
     if (stale) throw new VerifyError(`${target} is stale: ${stale}`, [stale]);

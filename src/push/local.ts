@@ -1,7 +1,7 @@
 /**
- * The local side of a push: the snapshot's manifest as the list of files to push, and each file's
- * bytes checked against its manifest entry before they leave, so a damaged folder never reaches
- * the bucket under a sha256 it does not have.
+ * The local side of a push: the snapshot's manifest (its sha256 and a count, or its table of
+ * files), and each file's bytes checked against its manifest entry before they leave, so a damaged
+ * folder never reaches the bucket under a sha256 it does not have.
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -9,41 +9,79 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { NotSnapshotError, VerifyError } from '../errors.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
-import { readManifest } from '../snapshot/manifest-read.js';
+import { readManifest, readManifestInto } from '../snapshot/manifest-read.js';
 import { MANIFEST_FILE, SIGNATURE_FILE } from '../snapshot/paths.js';
+import type { FileTable } from '../snapshot/table.js';
 import { isPushed, type LocalFile } from './plan.js';
 import { MULTIPART_BYTES } from './target.js';
 
-/** A published snapshot as push sees it: the files it pushes and the manifest (and signature) after them. */
-export interface LocalSnapshot {
-  files: LocalFile[];
-  /** The manifest, then the signature when there is one. */
-  meta: LocalFile[];
-  /** Every pushed file by path (not the manifest and signature). */
-  byPath: Map<string, LocalFile>;
+/** A published snapshot as push sees it: its manifest (and signature), and how many files go up besides. */
+export interface LocalMeta {
+  manifest: LocalFile;
+  signature: LocalFile | undefined;
+  /** The manifest's files that push copies (dotfiles at the top left out). */
+  files: number;
 }
 
-/** Reads `dir`'s manifest; a NotSnapshotError when there is none or it names a path outside the folder. */
-export async function readLocal(dir: string): Promise<LocalSnapshot> {
-  const manifest = await readManifest(dir);
-  if (!manifest) {
-    // A manifest that is there but not ours says why (a path outside the snapshot's form, say).
-    const bytes = await readFile(join(dir, MANIFEST_FILE)).catch(() => undefined);
-    const fault = bytes && manifestFault(bytes);
-    throw new NotSnapshotError(fault ? `${dir}/${MANIFEST_FILE}: ${fault}; run sync into the folder again` : `${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
-  }
-  const files: LocalFile[] = [];
-  // Every path passed the snapshot's path rule as the manifest was read.
-  for (const [i, path] of manifest.table.entries()) {
-    if (isPushed(path)) files.push({ path, sha256: manifest.table.sha256(i), size: manifest.table.fileSize(i) });
-  }
-  const meta: LocalFile[] = [{ path: MANIFEST_FILE, sha256: manifest.sha256, size: (await stat(join(dir, MANIFEST_FILE))).size }];
+/** The snapshot's files as well: the manifest's table, compact (see snapshot/table.ts). */
+export interface LocalSnapshot extends LocalMeta {
+  table: FileTable;
+}
+
+function notSnapshot(dir: string, bytes: Buffer | undefined): NotSnapshotError {
+  // A manifest that is there but not ours says why (a path outside the snapshot's form, say).
+  const fault = bytes && manifestFault(bytes);
+  return new NotSnapshotError(fault ? `${dir}/${MANIFEST_FILE}: ${fault}; run sync into the folder again` : `${dir} has no valid ${MANIFEST_FILE}; it is not a published snapshot (run sync into it first)`);
+}
+
+async function readSignature(dir: string): Promise<LocalFile | undefined> {
   const signature = await readFile(join(dir, SIGNATURE_FILE)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (signature) meta.push({ path: SIGNATURE_FILE, sha256: sha256(signature), size: signature.length });
-  return { files, meta, byPath: new Map(files.map((file) => [file.path, file])) };
+  return signature && { path: SIGNATURE_FILE, sha256: sha256(signature), size: signature.length };
+}
+
+/**
+ * Reads `dir`'s manifest as it streams, keeping only its sha256 and a count of its files: all a
+ * push needs when the bucket turns out to hold the snapshot already. A NotSnapshotError when there
+ * is none or it is not ours.
+ */
+export async function readLocalMeta(dir: string): Promise<LocalMeta> {
+  const file = join(dir, MANIFEST_FILE);
+  let files = 0;
+  const counter = {
+    add: (path: string): boolean => {
+      if (isPushed(path)) files++;
+      return true;
+    },
+    done: () => files,
+  };
+  const read = await readManifestInto(createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>, () => readFile(file), () => {
+    files = 0;
+    return counter;
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'EISDIR' || error.code === 'ENOTDIR') return undefined;
+    throw error;
+  });
+  if (!read) throw notSnapshot(dir, await readFile(file).catch(() => undefined));
+  const manifest: LocalFile = { path: MANIFEST_FILE, sha256: read.sha256, size: (await stat(file)).size };
+  return { manifest, signature: await readSignature(dir), files: read.entries };
+}
+
+/** Reads `dir`'s manifest into its table; a NotSnapshotError when there is none or it names a path outside the folder. */
+export async function readLocal(dir: string): Promise<LocalSnapshot> {
+  const manifest = await readManifest(dir);
+  if (!manifest) throw notSnapshot(dir, await readFile(join(dir, MANIFEST_FILE)).catch(() => undefined));
+  let files = 0;
+  // Every path passed the snapshot's path rule as the manifest was read.
+  for (const path of manifest.table.paths()) if (isPushed(path)) files++;
+  return {
+    table: manifest.table,
+    manifest: { path: MANIFEST_FILE, sha256: manifest.sha256, size: (await stat(join(dir, MANIFEST_FILE))).size },
+    signature: await readSignature(dir),
+    files,
+  };
 }
 
 function damaged(dir: string, file: LocalFile): VerifyError {

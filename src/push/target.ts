@@ -6,6 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import {
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -35,13 +36,30 @@ export interface PutOptions {
   sha256: string;
   contentType: string;
   cacheControl?: string | undefined;
+  /** The manifest's: the sha256 of the signature pushed with it, or NO_SIGNATURE (see plan.ts). */
+  signature?: string | undefined;
+}
+
+/** What a HEAD tells of an object: its size and what push recorded in its metadata. */
+export interface ObjectHead {
+  size: number;
+  sha256: string | undefined;
+  signature: string | undefined;
 }
 
 /** Files above this go up in parts: one request per 8 MiB part, and a lost connection costs one part. */
 export const MULTIPART_BYTES = 16 * 1024 * 1024;
 const PART_BYTES = 8 * 1024 * 1024;
+/** Parts of one multipart upload in flight. */
+const PART_QUEUE = 2;
+
+/** The memory an upload of `size` bytes holds: the file itself, or the parts in flight and the one being filled. */
+export function uploadMemory(size: number): number {
+  return size <= MULTIPART_BYTES ? size : (PART_QUEUE + 1) * PART_BYTES;
+}
 /** The object metadata that lets the next push and verify know an object's bytes without reading them. */
 const SHA_META = 'sha256';
+const SIGNATURE_META = 'signature';
 /** S3 takes at most 1 000 keys in one DeleteObjects. */
 const DELETE_BATCH = 1000;
 
@@ -100,9 +118,11 @@ export class Bucket {
     return `${this.location.prefix}${path}`;
   }
 
-  /** Every object under the prefix: its path relative to the prefix, and its size. */
-  async list(): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
+  /**
+   * Calls `onObject` with every object under the prefix (its path relative to the prefix, and its
+   * size), a page at a time: nothing of a page is kept once it has been handed over.
+   */
+  async forEachListed(onObject: (path: string, size: number) => void): Promise<void> {
     let token: string | undefined;
     // Bounded by the store: each page returns a continuation token only while more keys follow.
     do {
@@ -113,22 +133,63 @@ export class Bucket {
           throw storeError(error, this.location, 'cannot list');
         });
       for (const object of page.Contents ?? []) {
-        if (object.Key?.startsWith(this.location.prefix)) out.set(object.Key.slice(this.location.prefix.length), object.Size ?? 0);
+        if (object.Key?.startsWith(this.location.prefix)) onObject(object.Key.slice(this.location.prefix.length), object.Size ?? 0);
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /** Every object under the prefix: its path relative to the prefix, and its size. */
+  async list(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    await this.forEachListed((path, size) => out.set(path, size));
     return out;
   }
 
-  /** An object's size and the sha256 recorded at upload; undefined when it is not there. */
-  async head(path: string): Promise<{ size: number; sha256: string | undefined } | undefined> {
+  /** An object's size and the metadata push recorded; undefined when it is not there. */
+  async head(path: string): Promise<ObjectHead | undefined> {
+    return (await this.#head(path, false)) as ObjectHead | undefined;
+  }
+
+  /**
+   * As head, but 'denied' for a refusal (HTTP 403). S3 answers so for a missing key to whoever may
+   * not list the bucket, and a HEAD's empty answer cannot tell InvalidAccessKeyId from AccessDenied
+   * either: a caller that can learn the same from a listing does so.
+   */
+  async headUnlessDenied(path: string): Promise<ObjectHead | undefined | 'denied'> {
+    return this.#head(path, true);
+  }
+
+  async #head(path: string, answerDenied: boolean): Promise<ObjectHead | undefined | 'denied'> {
     try {
       const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.#key(path) }));
-      return { size: answer.ContentLength ?? 0, sha256: answer.Metadata?.[SHA_META] };
+      return { size: answer.ContentLength ?? 0, sha256: answer.Metadata?.[SHA_META], signature: answer.Metadata?.[SIGNATURE_META] };
     } catch (error) {
-      if ((error as { name?: string }).name === 'NotFound') return undefined;
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NotFound') return undefined;
+      if (answerDenied && e.$metadata?.httpStatusCode === 403) return 'denied';
       throw storeError(error, this.location, 'cannot read', path);
     }
+  }
+
+  /** An object's bytes as they arrive; undefined when it is not there. */
+  async getStream(path: string): Promise<AsyncIterable<Buffer> | undefined> {
+    let body: AsyncIterable<Uint8Array>;
+    try {
+      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.#key(path) }));
+      body = answer.Body as AsyncIterable<Uint8Array>;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw storeError(error, this.location, 'cannot read', path);
+    }
+    const location = this.location;
+    return (async function* () {
+      try {
+        for await (const chunk of body) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      } catch (error) {
+        throw storeError(error, location, 'cannot read', path);
+      }
+    })();
   }
 
   /** An object's bytes; undefined when it is not there. */
@@ -149,17 +210,24 @@ export class Bucket {
       Key: this.#key(path),
       ContentType: options.contentType,
       CacheControl: options.cacheControl,
-      Metadata: { [SHA_META]: options.sha256 },
+      Metadata: { [SHA_META]: options.sha256, ...(options.signature === undefined ? {} : { [SIGNATURE_META]: options.signature }) },
     };
     try {
       if (Buffer.isBuffer(body)) {
         await this.client.send(new PutObjectCommand({ ...params, Body: body, ContentLength: body.length }));
       } else {
-        await new Upload({ client: this.client, params: { ...params, Body: createReadStream(body.file) }, partSize: PART_BYTES, queueSize: 2, leavePartsOnError: false }).done();
+        await new Upload({ client: this.client, params: { ...params, Body: createReadStream(body.file) }, partSize: PART_BYTES, queueSize: PART_QUEUE, leavePartsOnError: false }).done();
       }
     } catch (error) {
       throw storeError(error, this.location, 'cannot write', path);
     }
+  }
+
+  /** Deletes one object (a missing one is no error). */
+  async deleteOne(path: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.#key(path) })).catch((error: unknown) => {
+      throw storeError(error, this.location, 'cannot delete', path);
+    });
   }
 
   /** Deletes objects, a thousand per request; the first key the store refuses is the error. */

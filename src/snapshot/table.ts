@@ -271,6 +271,11 @@ export class FileTable {
     return this.fileSize(i) === other.fileSize(j) && this.#rawHash(i).equals(other.#rawHash(j));
   }
 
+  /** Whether entry `i` has this digest (hex, or 32 raw bytes) and size. */
+  hasBytes(i: number, sha256: string | Buffer, size: number): boolean {
+    return this.#holds(i, sha256, size);
+  }
+
   /** Whether the file at `path` has this digest (hex) and size. */
   matches(path: string, sha256: string, size: number): boolean {
     const i = this.indexOf(path);

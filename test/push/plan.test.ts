@@ -1,8 +1,9 @@
-/** The pure parts of push: the destination, content types, what to trust, what to head, and the plan's phases. */
+/** The pure parts of push: the destination, content types, when the bucket is current, what to do per file, what to delete, the marker. */
 import { describe, expect, it } from 'vitest';
 import { contentType } from '../../src/push/content-type.js';
 import { parseLocation } from '../../src/push/location.js';
-import { isPushed, needsHead, PENDING_FILE, pendingPaths, planPush, remoteState, type LocalFile } from '../../src/push/plan.js';
+import { Action, bucketIsCurrent, fileAction, isDeletable, isPushed, MAX_PENDING_PATHS, nextPending, NO_SIGNATURE, PENDING_FILE, type LocalFile } from '../../src/push/plan.js';
+import { decodePending, encodePending } from '../../src/push/remote.js';
 import { scrub, registerSecret, childEnv } from '../../src/util/secrets.js';
 
 const file = (path: string, sha = 'a', size = 10): LocalFile => ({ path, sha256: sha.repeat(64).slice(0, 64), size });
@@ -26,51 +27,36 @@ describe('contentType', () => {
   });
 });
 
-describe('remoteState and needsHead', () => {
-  it('trusts a manifest entry only when the object has its size and no interrupted push named it', () => {
-    const manifest = new Map([file('servers/1.json', 'a'), file('servers/2.json', 'b'), file('servers/3.json', 'c', 12)].map((f) => [f.path, f]));
-    const listing = new Map([
-      ['servers/1.json', 10],
-      ['servers/2.json', 10],
-      ['servers/3.json', 10],
-    ]);
-    const remote = remoteState(listing, manifest, new Set(['servers/2.json']));
-    expect(remote.get('servers/1.json')).toEqual({ size: 10, sha256: file('x', 'a').sha256 });
-    expect(remote.get('servers/2.json')).toEqual({ size: 10, sha256: undefined });
-    expect(remote.get('servers/3.json')).toEqual({ size: 10, sha256: undefined });
-    // 2 (same size, unknown), and 4 (listed by the manifest, not by the listing); 3 has another size: uploaded without asking.
-    const local = [file('servers/1.json', 'a'), file('servers/2.json', 'b'), file('servers/3.json', 'c', 11), file('servers/4.json'), file('servers/5.json')];
-    manifest.set('servers/4.json', file('servers/4.json'));
-    expect(needsHead(local, remote, manifest)).toEqual(['servers/2.json', 'servers/4.json']);
+describe('bucketIsCurrent', () => {
+  const manifest = file('_meta/manifest.json', 'c', 500);
+  const signature = file('_meta/manifest.sig', 'd', 64);
+  it('holds only for the local manifest pushed with the local signature, and no unfinished push', () => {
+    const head = { size: 500, sha256: manifest.sha256, signature: NO_SIGNATURE };
+    expect(bucketIsCurrent(head, false, manifest, undefined)).toBe(true);
+    expect(bucketIsCurrent(head, true, manifest, undefined)).toBe(false);
+    expect(bucketIsCurrent(undefined, false, manifest, undefined)).toBe(false);
+    expect(bucketIsCurrent({ ...head, sha256: file('x', 'e').sha256 }, false, manifest, undefined)).toBe(false);
+    expect(bucketIsCurrent(head, false, manifest, signature)).toBe(false);
+    expect(bucketIsCurrent({ ...head, signature: signature.sha256 }, false, manifest, signature)).toBe(true);
+    // Pushed by a push that did not mark every push (or by another tool): it proves nothing.
+    expect(bucketIsCurrent({ size: 500, sha256: manifest.sha256 }, false, manifest, undefined)).toBe(false);
   });
 });
 
-describe('planPush', () => {
-  it('records, then views and other files, then the manifest and signature; deletes only what is ours', () => {
-    const files = [file('servers.json', 'b'), file('servers/1.json', 'b'), file('servers/_filter/by_arch/x.json', 'b'), file('_meta/quality.json', 'b'), file('applications/7.json', 'a')];
-    const meta = [file('_meta/manifest.json', 'c'), file('_meta/manifest.sig', 'd')];
-    const remote = new Map([
-      ['applications/7.json', { size: 10, sha256: file('x', 'a').sha256 }],
-      ['servers/9.json', { size: 10 }],
-      ['stray.txt', { size: 3 }],
-      ['_meta/redaction.json', { size: 3 }],
-      ['_meta/notes.txt', { size: 3 }],
-      [PENDING_FILE, { size: 3 }],
-      ['_meta/manifest.json', { size: 10, sha256: file('x', 'z').sha256 }],
-    ]);
-    const plan = planPush({ files, meta, remote, oldManifest: new Set(['servers/9.json', '_meta/redaction.json']) });
-    expect(plan.records.map((f) => f.path)).toEqual(['servers/1.json']);
-    expect(plan.views.map((f) => f.path)).toEqual(['servers.json', 'servers/_filter/by_arch/x.json', '_meta/quality.json']);
-    expect(plan.meta.map((f) => f.path)).toEqual(['_meta/manifest.json', '_meta/manifest.sig']);
-    expect(plan.deletions).toEqual(['_meta/redaction.json', 'servers/9.json', 'stray.txt']);
-    expect(plan.unchanged).toBe(1);
+describe('fileAction', () => {
+  it('keeps what the bucket\'s manifest vouches for, asks where only the size agrees or the listing missed a trusted key, uploads the rest', () => {
+    expect(fileAction(10, 10, true)).toBe(Action.Keep);
+    expect(fileAction(10, 10, false)).toBe(Action.Head);
+    expect(fileAction(10, undefined, true)).toBe(Action.Head);
+    expect(fileAction(10, undefined, false)).toBe(Action.Upload);
+    expect(fileAction(10, 11, true)).toBe(Action.Upload);
   });
+});
 
-  it('of a bucket that already holds the snapshot: nothing to do', () => {
-    const files = [file('servers/1.json')];
-    const meta = [file('_meta/manifest.json', 'c')];
-    const remote = new Map([...files, ...meta].map((f) => [f.path, { size: f.size, sha256: f.sha256 }]));
-    expect(planPush({ files, meta, remote, oldManifest: new Set(['servers/1.json']) })).toEqual({ records: [], views: [], meta: [], deletions: [], unchanged: 2 });
+describe('isDeletable', () => {
+  it('deletes what is ours: anything outside _meta/, and under it only what the old manifest listed and a stale signature', () => {
+    expect(['stray.txt', 'servers/9.json', '_meta/notes.txt', '_meta/manifest.sig', '_meta/manifest.json', PENDING_FILE].filter((path) => isDeletable(path, false))).toEqual(['stray.txt', 'servers/9.json', '_meta/manifest.sig']);
+    expect(isDeletable('_meta/redaction.json', true)).toBe(true);
   });
 
   it('leaves the folder\'s dotfiles out, not a record whose id starts with a dot', () => {
@@ -78,9 +64,23 @@ describe('planPush', () => {
   });
 });
 
-describe('pendingPaths', () => {
+describe('nextPending', () => {
   it('names what this push changes and what an interrupted one named before, so two interruptions in a row leave nothing trusted wrongly', () => {
-    expect(pendingPaths([file('servers/2.json'), file('servers.json')], ['servers/9.json', 'servers/2.json'])).toEqual(['servers.json', 'servers/2.json', 'servers/9.json']);
+    expect(nextPending(['servers/2.json', 'servers.json'], new Set(['servers/9.json', 'servers/2.json']), true)).toEqual(['servers.json', 'servers/2.json', 'servers/9.json']);
+    expect(nextPending(['servers/2.json'], undefined, true)).toEqual(['servers/2.json']);
+  });
+
+  it('says "all" over a bucket without a manifest, after an earlier "all", and beyond the limit', () => {
+    expect(nextPending(['servers/2.json'], undefined, false)).toBe('all');
+    expect(nextPending([], 'all', true)).toBe('all');
+    expect(nextPending(Array.from({ length: MAX_PENDING_PATHS + 1 }, (_, i) => `servers/${i}.json`), undefined, true)).toBe('all');
+  });
+
+  it('reads back what it writes; a marker it cannot read trusts nothing', () => {
+    expect(decodePending(encodePending(['servers/2.json']))).toEqual(new Set(['servers/2.json']));
+    expect(decodePending(encodePending('all'))).toBe('all');
+    expect(decodePending(Buffer.from('{"format":2}'))).toBe('all');
+    expect(decodePending(Buffer.from('not json'))).toBe('all');
   });
 });
 

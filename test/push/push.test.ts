@@ -3,6 +3,7 @@
  * bucket holds exactly the snapshot after first, no-change, changed, interrupted and failing
  * pushes, and every request comes in the order that keeps readers from a half-done state.
  */
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -43,6 +44,14 @@ function push(s3: TestS3, dir: string, args: string[] = [], env: Record<string, 
 
 function verifyBucket(s3: TestS3) {
   return runCli(['verify', '--dir', TO, '--endpoint', s3.endpoint, '--path-style'], { env: s3.env() });
+}
+
+/** The requests the store saw since the log was last cleared, as `METHOD key`, in a stable order. */
+function requestsOf(s3: TestS3): string[] {
+  return s3.log
+    .filter((e) => e.at === 'start')
+    .map((e) => `${e.method} ${e.key}${/list-type=2/.test(e.query) ? ' (listing)' : ''}`)
+    .sort();
 }
 
 type Kind = 'record' | 'view' | 'manifest' | 'pending' | 'delete';
@@ -130,7 +139,7 @@ describe('push', () => {
     expect(await verifyBucket(s3)).toMatchObject({ code: 0, stdout: `ok: s3://${BUCKET}/inv/ matches its manifest (${want.size - 1} files)\n` });
   });
 
-  it('no-change push: writes and deletes nothing, in at most 2 requests besides the listing', { timeout: 120_000 }, async () => {
+  it('no-change push: writes and deletes nothing, in 2 requests and no listing', { timeout: 120_000 }, async () => {
     const { dir } = await snapshot();
     const s3 = await withS3();
     expect((await push(s3, dir)).code).toBe(0);
@@ -138,12 +147,36 @@ describe('push', () => {
 
     const again = await push(s3, dir);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/uploaded 0 files .*deleted 0,/);
-    const starts = s3.log.filter((e) => e.at === 'start');
-    expect(starts.filter((e) => kindOf(e) !== undefined)).toEqual([]);
-    const listings = starts.filter((e) => e.method === 'GET' && /list-type=2/.test(e.query));
-    expect(listings.length).toBeGreaterThanOrEqual(1);
-    expect(starts.length - listings.length).toBeLessThanOrEqual(2);
+    expect(again.stdout).toMatch(/uploaded 0 files .*deleted 0, .* 2 requests \(0 of them listing\)\n$/);
+    expect(requestsOf(s3)).toEqual([`HEAD ${PREFIX}${MANIFEST_FILE}`, `HEAD ${PREFIX}${PENDING_FILE}`]);
+  });
+
+  it('a bucket pushed by an earlier version (no signature metadata on its manifest): one push lists and uploads the manifest again, the next is 2 requests', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    const manifest = readFileSync(join(dir, MANIFEST_FILE));
+    const sha = createHash('sha256').update(manifest).digest('hex');
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${MANIFEST_FILE}`, Body: manifest, Metadata: { sha256: sha } }));
+
+    const upgrade = await push(s3, dir);
+    expect(upgrade.code).toBe(0);
+    expect(upgrade.stdout).toMatch(/uploaded 1 files .*deleted 0, .*[1-9]\d* of them listing/);
+    expect((await s3.head(`${PREFIX}${MANIFEST_FILE}`)).metadata).toEqual({ sha256: sha, signature: 'none' });
+    expect((await push(s3, dir)).stdout).toMatch(/uploaded 0 files .* 2 requests \(0 of them listing\)/);
+  });
+
+  it('a store that refuses a HEAD of a missing key (S3 without s3:ListBucket): the push lists instead, and changes nothing', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    s3.onRequest = (entry) => (entry.method === 'HEAD' && entry.key === `${PREFIX}${PENDING_FILE}` ? { status: 403, code: 'AccessDenied' } : undefined);
+    s3.log.length = 0;
+    const result = await push(s3, dir);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/uploaded 0 files .*deleted 0, .*[1-9]\d* of them listing/);
+    expect(s3.log.filter((e) => e.at === 'start' && kindOf(e) !== undefined)).toEqual([]);
   });
 
   it('changed push: uploads what changed, deletes what is gone only after the new manifest, keeps foreign files under _meta/', { timeout: 120_000 }, async () => {
@@ -212,6 +245,92 @@ describe('push', () => {
     expect((await verifyBucket(s3)).code).toBe(0);
   });
 
+  it('interrupted first push: the marker goes up before any record, and the next push converges; then a no-change push trusts the bucket', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    const want = await expected(dir);
+    const child = startCli(['push', '--dir', dir, '--to', TO, '--endpoint', s3.endpoint, '--path-style', '--concurrency', '1'], { env: s3.env() });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let records = 0;
+    s3.onRequest = (entry, request) => {
+      if (kindOf(entry) !== 'record' || entry.at !== 'start' || ++records < 3) return;
+      child.kill('SIGKILL');
+      request.socket.destroy();
+    };
+    expect(await exited).toBe(null);
+    s3.onRequest = undefined;
+    const half = await s3.objects(PREFIX);
+    expect(half.has(MANIFEST_FILE)).toBe(false);
+    expect(JSON.parse(half.get(PENDING_FILE)!.toString())).toEqual({ format: 1, all: true });
+
+    const result = await push(s3, dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/[1-9]\d* of them listing/);
+    const there = await s3.objects(PREFIX);
+    expect([...there.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [path, bytes] of want) expect(there.get(path)!.equals(bytes), path).toBe(true);
+    s3.log.length = 0;
+    expect((await push(s3, dir)).stdout).toMatch(/uploaded 0 files .* 2 requests \(0 of them listing\)/);
+  });
+
+  it('interrupted deletion phase: the bucket has the new manifest and the marker, and the next push (nothing changed locally) lists and deletes the rest', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    // Left under the prefix by an earlier mirror: the first push deletes them, last.
+    for (const key of ['old/1.json', 'old/2.json']) await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${key}`, Body: '{}\n' }));
+    const want = await expected(dir);
+    const child = startCli(['push', '--dir', dir, '--to', TO, '--endpoint', s3.endpoint, '--path-style'], { env: s3.env() });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    s3.onRequest = (entry, request) => {
+      if (kindOf(entry) !== 'delete' || entry.at !== 'start') return;
+      child.kill('SIGKILL');
+      request.socket.destroy();
+    };
+    expect(await exited).toBe(null);
+    s3.onRequest = undefined;
+    const half = await s3.objects(PREFIX);
+    expect(half.get(MANIFEST_FILE)!.equals(want.get(MANIFEST_FILE)!)).toBe(true);
+    expect(half.has('old/1.json')).toBe(true);
+    expect(half.has(PENDING_FILE)).toBe(true);
+
+    const result = await push(s3, dir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/uploaded 0 files .*deleted 2, .*[1-9]\d* of them listing/);
+    const there = await s3.objects(PREFIX);
+    expect([...there.keys()].sort()).toEqual([...want.keys()].sort());
+    expect((await verifyBucket(s3)).code).toBe(0);
+  });
+
+  it('objects others change under the prefix: a no-change push does not look (2 requests), verify names them, push --full puts the snapshot back', { timeout: 120_000 }, async () => {
+    const { dir } = await snapshot();
+    const s3 = await withS3();
+    expect((await push(s3, dir)).code).toBe(0);
+    const want = await expected(dir);
+    const [record, other] = [...want.keys()].filter((path) => parseRecordFile(path));
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}stray.json`, Body: '{}\n' }));
+    await s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${record}` }));
+    // Same size, other bytes, written by another tool (no recorded sha256).
+    const forged = Buffer.from(want.get(other!)!.toString('latin1').replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)), 'latin1');
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}${other}`, Body: forged }));
+
+    s3.log.length = 0;
+    const trusting = await push(s3, dir);
+    expect(trusting.code).toBe(0);
+    expect(trusting.stdout).toMatch(/uploaded 0 files .*deleted 0, .* 2 requests \(0 of them listing\)/);
+    const checked = await verifyBucket(s3);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toBe(`missing: ${record}\naltered: ${other}\nextra: stray.json\n`);
+    expect(checked.stderr).toContain(`run inventory-mirror push --full --to ${TO} to put the snapshot back`);
+
+    const full = await push(s3, dir, ['--full']);
+    expect(full.code).toBe(0);
+    expect(full.stdout).toMatch(/uploaded 2 files .*deleted 1, /);
+    const there = await s3.objects(PREFIX);
+    expect([...there.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [path, bytes] of want) expect(there.get(path)!.equals(bytes), path).toBe(true);
+    expect((await verifyBucket(s3)).code).toBe(0);
+  });
+
   it('failing pushes: one line naming the bucket, the key and the store\'s code, exit 1, no secret shown, the old manifest kept', { timeout: 120_000 }, async () => {
     const { dir, upstream } = await snapshot();
     const s3 = await withS3();
@@ -256,6 +375,9 @@ describe('push', () => {
     expect((await push(s3, dir)).code).toBe(0);
     const writes = s3.log.filter((e) => e.at === 'start' && e.method === 'PUT').map((e) => e.key.slice(PREFIX.length));
     expect(writes.slice(-2)).toEqual([MANIFEST_FILE, SIGNATURE_FILE]);
+    // The manifest records its signature's sha256: one HEAD tells both are current.
+    expect((await s3.head(`${PREFIX}${MANIFEST_FILE}`)).metadata.signature).toBe(createHash('sha256').update(readFileSync(join(dir, SIGNATURE_FILE))).digest('hex'));
+    expect((await push(s3, dir)).stdout).toMatch(/uploaded 0 files .* 2 requests \(0 of them listing\)/);
     const signed = await runCli(['verify', '--dir', TO, '--endpoint', s3.endpoint, '--path-style', '--public-key', `${keys}.pub`], { env: s3.env() });
     expect(signed).toMatchObject({ code: 0, stdout: expect.stringContaining(`signed by key ${pair.keyId}`) });
 
