@@ -1,13 +1,23 @@
 /**
- * The links a record page shows that point back at it (pure): a server's applications (whose
- * instances name it), appservers (by `server_id`) and databases (by `servers`), an application's
- * and an appserver's servers. Worked out by the sync from the other tables' chunks, and written per
- * detail bucket (`_browser/links/<resource>/<n>.js`), so a record page loads one small file instead
- * of whole tables.
+ * The links a record page shows (pure): a server's applications (whose instances name it),
+ * appservers (by `server_id`) and databases (by `servers`); an application's and an appserver's
+ * servers; an appserver's databases and a database's appservers (by `dbconn_*`, db-links.ts) and
+ * those appservers' servers; an operating system's servers (its `by_system` view: on it or on a
+ * descendant) and child systems. Worked out by the sync from the lists, the views and the tables'
+ * chunks, and written per detail bucket (`_browser/links/<resource>/<n>.js`), so a record page
+ * loads one small file instead of whole tables. A kind keeps its first LINKS_KEPT records and
+ * their count: a system with 100 000 servers still has a small file.
  */
 import type { ResourceName } from '../spec/resources.js';
 import { BROWSER_DIR, bucketOf } from './data.js';
+import { connectionOf, databaseMatcher, type DatabaseKeys } from './db-links.js';
 import type { Cell, Column } from './table.js';
+
+/** Records a links file keeps per record and kind (the page shows at most as many; the count says how many there are). */
+export const LINKS_KEPT = 100;
+/** The resources whose record pages read links files. */
+export const LINKED_RESOURCES = ['servers', 'applications', 'appservers', 'databases', 'operating_systems'] as const;
+export type LinkedResource = (typeof LINKED_RESOURCES)[number];
 
 export const linksFile = (resource: ResourceName, bucket: number): string => `${BROWSER_DIR}/links/${resource}/${bucket}.js`;
 
@@ -35,28 +45,43 @@ export function decodeTableScript(text: string): DecodedChunk | undefined {
 
 const texts = (cell: Cell | undefined): string[] => (typeof cell === 'string' && cell !== '' ? [cell] : Array.isArray(cell) ? cell : []);
 
+/** The ids each list of links holds: a database many appservers reach is not scanned once per appserver. */
+const held = new WeakMap<Ref[], Set<string>>();
+
 function add(links: Links, id: string, kind: string, ref: Ref): void {
   let kinds = links.get(id);
   if (!kinds) links.set(id, (kinds = new Map()));
   const list = kinds.get(kind);
-  if (!list) kinds.set(kind, [ref]);
-  else if (!list.some(([other]) => other === ref[0])) list.push(ref);
+  if (!list) {
+    const fresh = [ref];
+    kinds.set(kind, fresh);
+    held.set(fresh, new Set([ref[0]]));
+  } else if (!held.get(list)!.has(ref[0])) {
+    list.push(ref);
+    held.get(list)!.add(ref[0]);
+  }
 }
 
-/** What the sync has read: the servers' ids and names (list order), and the other tables' chunks. */
+/** What the sync has read: the servers' ids and names (list order), the other tables' chunks, the databases' keys, the `by_system` views. */
 export interface LinkInput {
   servers: readonly Ref[];
   applications: readonly DecodedChunk[];
   appservers: readonly DecodedChunk[];
   databases: readonly DecodedChunk[];
+  operatingSystems: readonly DecodedChunk[];
+  /** Per database id, what it answers to (from its single view). */
+  databaseKeys: ReadonlyMap<string, DatabaseKeys>;
+  /** Per operating-system id, the servers of its `by_system` view, in view order. */
+  systemServers: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
  * The links of every server, application and appserver. An application's instances name their
  * servers by name: a name that several servers share links to each of them.
  */
-export function backLinks({ servers, applications, appservers, databases }: LinkInput): Record<'servers' | 'applications' | 'appservers', Links> {
-  const out = { servers: new Map(), applications: new Map(), appservers: new Map() } as Record<'servers' | 'applications' | 'appservers', Links>;
+export function backLinks(input: LinkInput): Record<LinkedResource, Links> {
+  const { servers, applications, appservers, databases } = input;
+  const out = Object.fromEntries(LINKED_RESOURCES.map((r) => [r, new Map()])) as Record<LinkedResource, Links>;
   const serverName = new Map(servers);
   const byName = new Map<string, string[]>();
   for (const [id, name] of servers) {
@@ -86,13 +111,57 @@ export function backLinks({ servers, applications, appservers, databases }: Link
       add(out.appservers, a, 'servers', [server, serverName.get(server)!]);
     });
   }
+  const dbName = new Map<string, string>();
   for (const chunk of databases) {
     const ids = chunk.cols.get('servers.id');
     chunk.ids.forEach((db, i) => {
-      for (const server of texts(ids?.[i])) if (serverName.has(server)) add(out.servers, server, 'databases', [db, nameOf(chunk, i)]);
+      dbName.set(db, nameOf(chunk, i));
+      for (const server of texts(ids?.[i])) {
+        if (!serverName.has(server)) continue;
+        add(out.servers, server, 'databases', [db, nameOf(chunk, i)]);
+        add(out.databases, db, 'servers', [server, serverName.get(server)!]);
+      }
     });
   }
+  connections(input, out, serverName, dbName);
+  systems(input, out, serverName);
   return out;
+}
+
+/** Appserver ↔ database by `dbconn_*`, and a database's appservers' servers. */
+function connections({ appservers, databaseKeys }: LinkInput, out: Record<LinkedResource, Links>, serverName: ReadonlyMap<string, string>, dbName: ReadonlyMap<string, string>): void {
+  const reaches = databaseMatcher(databaseKeys);
+  for (const chunk of appservers) {
+    const [server, url, db, serverId] = ['dbconn_server', 'dbconn_url', 'dbconn_db', 'server_id'].map((c) => chunk.cols.get(c));
+    chunk.ids.forEach((a, i) => {
+      const connection = connectionOf(server?.[i], url?.[i], db?.[i]);
+      if (!connection) return;
+      const host = texts(serverId?.[i])[0];
+      for (const d of reaches(connection)) {
+        if (!dbName.has(d)) continue;
+        add(out.appservers, a, 'databases', [d, dbName.get(d)!]);
+        add(out.databases, d, 'appservers', [a, texts(chunk.cols.get('name')?.[i])[0] ?? a]);
+        if (host !== undefined && serverName.has(host)) add(out.databases, d, 'appserver_servers', [host, serverName.get(host)!]);
+      }
+    });
+  }
+}
+
+/** A system's servers (its `by_system` view) and its child systems (whose `parent.id` names it; a parent not in the table makes a root). */
+function systems({ operatingSystems, systemServers }: LinkInput, out: Record<LinkedResource, Links>, serverName: ReadonlyMap<string, string>): void {
+  const known = new Set(operatingSystems.flatMap((chunk) => chunk.ids));
+  for (const chunk of operatingSystems) {
+    const parent = chunk.cols.get('parent.id');
+    chunk.ids.forEach((os, i) => {
+      const p = texts(parent?.[i])[0];
+      if (p !== undefined && p !== os && known.has(p)) add(out.operating_systems, p, 'children', [os, texts(chunk.cols.get('name')?.[i])[0] ?? os]);
+    });
+  }
+  for (const [os, ids] of systemServers) {
+    if (!known.has(os)) continue;
+    const refs: Ref[] = ids.filter((id) => serverName.has(id)).map((id) => [id, serverName.get(id)!]);
+    if (refs.length > 0) (out.operating_systems.get(os) ?? out.operating_systems.set(os, new Map()).get(os)!).set('servers', refs);
+  }
 }
 
 /** The links of one bucket's records, split from all of them. */
@@ -102,8 +171,12 @@ export function bucketLinks(links: Links, buckets: number): Links[] {
   return out;
 }
 
-/** One bucket's script: arrays and strings only, so no id or kind can set a prototype. Records sorted by id: byte-stable. */
+/**
+ * One bucket's script: arrays and strings only, so no id or kind can set a prototype. Records
+ * sorted by id: byte-stable. A kind is `[kind, refs]`, or `[kind, first LINKS_KEPT refs, count]`.
+ */
 export function linksScript(resource: ResourceName, bucket: number, links: Links): string {
-  const rows = [...links].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, kinds]) => [id, [...kinds]]);
+  const kind = ([k, refs]: [string, Ref[]]): [string, Ref[]] | [string, Ref[], number] => (refs.length > LINKS_KEPT ? [k, refs.slice(0, LINKS_KEPT), refs.length] : [k, refs]);
+  const rows = [...links].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, kinds]) => [id, [...kinds].map(kind)]);
   return `IM_LINKS(${JSON.stringify(resource)},${bucket},${JSON.stringify(rows)});\n`;
 }

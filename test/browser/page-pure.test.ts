@@ -1,13 +1,12 @@
 /**
  * The offline page's pure parts (src/browser/page/): export, filters, the OS tree, matching and
- * sorting, the changes page's rows, the database → appserver links. The DOM parts run in
+ * sorting, the changes page's rows. The DOM parts run in
  * Chromium in browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { changeRows, unlisted } from '../../src/browser/page/changes.js';
 import { csvField, exportName, neutralise, toCsv, toJson } from '../../src/browser/page/csv.js';
 import { chipText, parseFilters, passes, withFilter, withoutFilter } from '../../src/browser/page/filters.js';
-import { connectedAppservers, databaseKeys, urlHost } from '../../src/browser/page/links.js';
 import { descendants, osTree } from '../../src/browser/page/os-tree.js';
 import { searchHits } from '../../src/browser/page/search-hits.js';
 import { matching, mergeChunks } from '../../src/browser/page/table-data.js';
@@ -133,23 +132,7 @@ describe('the operating-system tree', () => {
   });
 });
 
-describe('links and changes', () => {
-  it('finds the appservers connecting to a database by host and schema', () => {
-    const A = mergeChunks('appservers', [
-      {
-        ids: ['1', '2', '3', '4'],
-        columns: [
-          ['dbconn_server', ['db-1.example.net', 'DB-1.example.net:5432', '', 'db-1.example.net']],
-          ['dbconn_url', ['', '', 'kind://u@10.0.0.9:5432/sales', '']],
-          ['dbconn_db', ['sales', 'sales', 'sales', 'hr']],
-        ],
-      },
-    ]);
-    const keys = databaseKeys({ instances: [{ host_alias: 'db-1.example.net', listen_address: '10.0.0.9', databases: { sales: 1 } }] }, []);
-    expect(connectedAppservers(A, keys)).toEqual(['1', '2', '3']);
-    expect(urlHost('dbconn:kind://db-x.example.net:1521/app')).toBe('db-x.example.net');
-  });
-
+describe('changes', () => {
   it('lists every change the history keeps, filtered by sync, resource, kind and text', () => {
     const history: History = {
       entries: [
