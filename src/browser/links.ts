@@ -11,7 +11,7 @@
 import type { ResourceName } from '../spec/resources.js';
 import { BROWSER_DIR, bucketOf } from './data.js';
 import { connectionOf, databaseMatcher, type DatabaseKeys } from './db-links.js';
-import type { Cell, Column } from './table.js';
+import { readJsonArgs, type Cell, type Column } from './table.js';
 
 /** Records a links file keeps per record and kind (the page shows at most as many; the count says how many there are). */
 export const LINKS_KEPT = 100;
@@ -34,10 +34,9 @@ export interface DecodedChunk {
 
 /** A table chunk script (table.ts's `tableScript`) read back; undefined when it is not one. */
 export function decodeTableScript(text: string): DecodedChunk | undefined {
-  const start = text.indexOf('IM_TABLE(');
-  const end = text.lastIndexOf(');');
-  if (start < 0 || end < start) return undefined;
-  const [, , ids, columns] = JSON.parse(`[${text.slice(start + 'IM_TABLE('.length, end)}]`) as [string, number, string[], Column[]];
+  const args = readJsonArgs(text, 'IM_TABLE');
+  if (!args) return undefined;
+  const [ids, columns] = args as [string[], Column[]];
   const cols = new Map<string, Cell[]>();
   for (const col of columns) cols.set(col[0], col.length === 3 ? col[1].map((c) => col[2][c] ?? null) : col[1]);
   return { ids, cols };

@@ -9,7 +9,7 @@
 import type { ResourceName } from '../spec/resources.js';
 import { BROWSER_DIR } from './data.js';
 import { SEARCHED } from './search-fields.js';
-import type { Cell } from './table.js';
+import { jsonArgs, type Cell } from './table.js';
 
 export const searchFile = (resource: ResourceName, chunk: number): string => `${BROWSER_DIR}/search/${resource}/${chunk}.js`;
 
@@ -22,5 +22,6 @@ const text = (cell: Cell | undefined): string => (cell === null || cell === unde
 export function searchScript(resource: ResourceName, chunk: number, ids: readonly string[], rows: readonly Record<string, Cell>[]): string {
   const fields = SEARCHED.filter((k) => k === 'name' || rows.some((row) => row[k] !== undefined && row[k] !== null));
   const texts = rows.map((row, i) => fields.map((k) => (k === 'name' ? text(row.name) || ids[i]! : text(row[k]))).join(FIELD_SEPARATOR));
-  return `IM_SEARCH(${JSON.stringify(resource)},${chunk},${JSON.stringify(ids)},${JSON.stringify(fields)},${JSON.stringify(texts)});\n`;
+  // As JSON for JSON.parse, like the table chunks: parsed faster than a literal.
+  return `IM_SEARCH(${JSON.stringify(resource)},${chunk},...${jsonArgs([ids, fields, texts])});\n`;
 }
