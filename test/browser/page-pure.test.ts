@@ -9,7 +9,7 @@ import { csvField, exportName, neutralise, toCsv, toJson } from '../../src/brows
 import { chipText, parseFilters, passes, withFilter, withoutFilter } from '../../src/browser/page/filters.js';
 import { descendants, osTree } from '../../src/browser/page/os-tree.js';
 import { searchHits } from '../../src/browser/page/search-hits.js';
-import { matching, mergeChunks } from '../../src/browser/page/table-data.js';
+import { filterRows, matching, mergeChunks, sortRows } from '../../src/browser/page/table-data.js';
 import type { History } from '../../src/browser/page/types.js';
 import { bucketOf as pageBucketOf } from '../../src/browser/page/bucket.js';
 import { bucketOf } from '../../src/browser/data.js';
@@ -129,6 +129,28 @@ describe('the operating-system tree', () => {
     expect(ids('f.operating_system=1&o.memory_GB=lt:8')).toEqual(['a']);
     expect(ids('o.operating_system=empty')).toEqual(['d']);
     expect(ids('sort=-memory_GB')).toEqual(['b', 'd', 'a', 'c']);
+  });
+
+  it('sorts only as far as the page shown, in the order a whole sort gives, ties and nulls included', () => {
+    const n = 1000;
+    const T = mergeChunks('servers', [
+      { ids: Array.from({ length: n / 2 }, (_, i) => `a${i}`), columns: [['name', Array.from({ length: n / 2 }, (_, i) => (i % 7 === 0 ? null : `Host-${(i * 37) % 101}`))], ['memory_GB', Array.from({ length: n / 2 }, (_, i) => i % 2), [4, 2]]] },
+      { ids: Array.from({ length: n / 2 }, (_, i) => `b${i}`), columns: [['name', Array.from({ length: n / 2 }, (_, i) => `host-${(i * 53) % 89}`)]] },
+    ]);
+    // Columns are merged on first use, a column of the second chunk only holding nulls for the first.
+    expect(T.cols.has('memory_GB')).toBe(true);
+    expect(T.cols.get('memory_GB')!.slice(0, 3)).toEqual([4, 2, 4]);
+    expect(T.cols.get('memory_GB')![n - 1]).toBe(null);
+    expect(T.pos.get('b0')).toBe(n / 2);
+    const rows = filterRows(T, new URLSearchParams());
+    for (const q of ['', 'sort=-name', 'sort=memory_GB', 'sort=-memory_GB', 'sort=nothing']) {
+      const params = new URLSearchParams(q);
+      const whole = sortRows(T, rows, params);
+      expect(whole).toHaveLength(n);
+      for (const limit of [1, 50, 100]) expect(sortRows(T, rows, params, limit)).toEqual(whole.slice(0, limit));
+    }
+    expect(T.cols.get('name')![sortRows(T, rows, new URLSearchParams(), 1)[0]!]).toBe('Host-0');
+    expect(sortRows(T, rows, new URLSearchParams(), n).slice(-1).map((i) => T.cols.get('name')![i])).toEqual([null]);
   });
 });
 
