@@ -145,6 +145,15 @@ export class Store {
     }
   }
 
+  /**
+   * Starts loading every search index file, and lower-cases each as it arrives (`ready`), so a
+   * search typed a moment later finds them parsed: called when the search box gets focus, the
+   * loading overlaps the typing and the box's debounce.
+   */
+  prefetchSearch(ready: (chunk: SearchChunk) => void): void {
+    for (const r of this.data.order) this.withSearchChunks(r, ready);
+  }
+
   /** Calls `cb` with the records linked to a record, by kind: one links bucket, whatever the inventory's size. */
   withLinks(r: string, id: string, cb: (links: Map<string, LinkList>) => void): void {
     const key = `${r}/${bucketOf(id, this.data.resources[r]!.buckets)}`;

@@ -13,10 +13,16 @@ export interface Hit {
 /** Lower-case texts per chunk, made on its first search and kept for the next ones. */
 const lowered = new WeakMap<SearchChunk, string[]>();
 
-/** The rows of `chunk` whose searched fields hold `term` (lower case): their count, and the first `keep` of them in detail. */
-export function searchHits(chunk: SearchChunk, term: string, keep: number): { count: number; hits: Hit[] } {
+/** A chunk's lower-case texts, made once: on its first search, or ahead of it while the person types. */
+export function lowerTexts(chunk: SearchChunk): string[] {
   let lower = lowered.get(chunk);
   if (!lower) lowered.set(chunk, (lower = chunk.texts.map((t) => t.toLowerCase())));
+  return lower;
+}
+
+/** The rows of `chunk` whose searched fields hold `term` (lower case): their count, and the first `keep` of them in detail. */
+export function searchHits(chunk: SearchChunk, term: string, keep: number): { count: number; hits: Hit[] } {
+  const lower = lowerTexts(chunk);
   const hits: Hit[] = [];
   let count = 0;
   for (let i = 0; i < lower.length; i++) {
