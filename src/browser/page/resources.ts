@@ -37,4 +37,3 @@ export const TARGET = new Map<string, ResourceName>([
   ['server_id', 'servers'],
   ['server_name', 'servers'],
 ]);
-
