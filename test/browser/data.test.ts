@@ -297,9 +297,13 @@ describe('back links and the search index', () => {
     expect(decodeBucketScript('not a bucket').size).toBe(0);
   });
 
-  it('the search index holds, per row, the searched fields only, in one text', () => {
-    const rows = [tableRow(undefined, { name: 'web-1', ip: '10.0.0.1', memory_GB: 8, dns: null }), tableRow(undefined, { ip: '10.0.0.2', memory_GB: 16, server_names: ['a', 'b'] })];
-    const [call] = run(searchScript('servers', 3, ['1', '2'], rows), 'IM_SEARCH');
-    expect(call).toEqual(['servers', 3, ['1', '2'], ['name', 'ip', 'server_names'], ['web-1\u000110.0.0.1\u0001', '2\u000110.0.0.2\u0001a, b']]);
+  it('the search index holds the searched fields only, per field one text per row, coded where few values repeat', () => {
+    const rows = [
+      tableRow(undefined, { name: 'web-1', ip: '10.0.0.1', memory_GB: 8, dns: null, hypervisor_name: 'kvm-1' }),
+      tableRow(undefined, { ip: '10.0.0.2', memory_GB: 16, server_names: ['a', 'b'], hypervisor_name: 'kvm-1' }),
+      tableRow(undefined, { name: 'web-3', ip: '10.0.0.3', hypervisor_name: 'kvm-1' }),
+    ];
+    const [call] = run(searchScript('servers', 3, ['1', '2', '3'], rows), 'IM_SEARCH');
+    expect(call).toEqual(['servers', 3, ['1', '2', '3'], ['name', 'ip', 'hypervisor_name', 'server_names'], [[['web-1', '2', 'web-3']], [['10.0.0.1', '10.0.0.2', '10.0.0.3']], [[0, 0, 0], ['kvm-1']], [['', 'a, b', '']]]]);
   });
 });

@@ -10,7 +10,7 @@ import { chipText, parseFilters, passes, withFilter, withoutFilter } from '../..
 import { descendants, osTree } from '../../src/browser/page/os-tree.js';
 import { searchHits } from '../../src/browser/page/search-hits.js';
 import { filterRows, matching, mergeChunks, sortRows } from '../../src/browser/page/table-data.js';
-import type { History } from '../../src/browser/page/types.js';
+import type { History, SearchChunk } from '../../src/browser/page/types.js';
 import { bucketOf as pageBucketOf } from '../../src/browser/page/bucket.js';
 import { bucketOf } from '../../src/browser/data.js';
 
@@ -183,12 +183,22 @@ describe('changes', () => {
 });
 
 describe('the search over an index chunk', () => {
-  const chunk = { ids: ['1', '2', '3'], fields: ['name', 'ip', 'dns'], texts: ['Web-1\u000110.0.0.1\u0001web-1.example.net', 'db-1\u000110.0.0.2\u0001', 'web-2\u0001\u0001WEB-2.example.net'] };
+  const chunk: SearchChunk = {
+    ids: ['1', '2', '3', '4'],
+    fields: ['name', 'ip', 'dns', 'hypervisor_name'],
+    columns: [[['Web-1', 'db-1', 'web-2', '']], [['10.0.0.1', '10.0.0.2', '', '10.0.0.4']], [['web-1.example.net', '', 'WEB-2.example.net', '']], [[0, 0, 0, 1], ['kvm-1', 'Hyper-V-2']]],
+  };
 
   it('counts every row holding the term in any field, case-insensitively, and details the first few with the fields that matched', () => {
     expect(searchHits(chunk, 'web', 1)).toEqual({ count: 2, hits: [{ id: '1', name: 'Web-1', extra: 'dns web-1.example.net' }] });
     expect(searchHits(chunk, '10.0.0.2', 10)).toEqual({ count: 1, hits: [{ id: '2', name: 'db-1', extra: 'ip 10.0.0.2' }] });
     // A term never spans two fields.
     expect(searchHits(chunk, '1 10', 10).count).toBe(0);
+  });
+
+  it('tests a coded field through its values, and names a record without a name by its id', () => {
+    expect(searchHits(chunk, 'kvm', 10).count).toBe(3);
+    expect(searchHits(chunk, 'hyper-v', 10)).toEqual({ count: 1, hits: [{ id: '4', name: '4', extra: 'hypervisor_name Hyper-V-2' }] });
+    expect(searchHits(chunk, 'nowhere', 10)).toEqual({ count: 0, hits: [] });
   });
 });

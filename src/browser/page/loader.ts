@@ -44,7 +44,7 @@ export class Store {
       this.#oneChunk.arrive(`${r}/${n}`, { ids, columns });
       this.#chunk(r, n, { ids, columns });
     };
-    window.IM_SEARCH = (r, n, ids, fields, texts) => this.#search.arrive(`${r}/${n}`, { ids, fields, texts });
+    window.IM_SEARCH = (r, n, ids, fields, columns) => this.#search.arrive(`${r}/${n}`, { ids, fields, columns });
     window.IM_LINKS = (r, n, rows) => this.#links.arrive(`${r}/${n}`, linkMap(rows));
     window.IM_RECORDS = (r, n, records) => {
       const key = `${r}/${n}`;

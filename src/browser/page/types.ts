@@ -90,9 +90,12 @@ export interface LinkList {
   total: number;
 }
 
-/** A search index chunk: ids, the fields searched, per row their values joined by U+0001 (name first). */
+/** A field's values in a search index chunk: one text per row, or one code per row and the texts the codes stand for. */
+export type SearchColumn = [string[]] | [number[], string[]];
+
+/** A search index chunk: ids, the fields searched (name first), per field its values. */
 export interface SearchChunk {
   ids: string[];
   fields: string[];
-  texts: string[];
+  columns: SearchColumn[];
 }
