@@ -21,7 +21,7 @@ import { APP_CSS, INDEX_HTML } from './assets.js';
 import { pageScript } from './bundle.js';
 import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, decodeBucketScript, type ResourceSummary } from './data.js';
 import { databaseKeys, type DatabaseKeys } from './db-links.js';
-import { backLinks, bucketLinks, decodeTableScript, LINKED_RESOURCES, linksFile, linksScript, type DecodedChunk, type Ref } from './links.js';
+import { backLinks, bucketLinks, decodeTableScript, LINKED_RESOURCES, LINKS_KEPT, linksFile, linksScript, type DecodedChunk, type Ref } from './links.js';
 import { searchFile, searchScript } from './search-index.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, viewColumn, withViewFacts, type Cell, type ViewFacts } from './table.js';
@@ -193,7 +193,7 @@ async function readDatabaseKeys(writer: NextSnapshot, summary: ResourceSummary |
  * servers table. Every bucket is put, empty or not, so the page finds each one; unchanged ones are
  * not rewritten.
  */
-async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<ResourceName, ResourceSummary>>, systemServers: ReadonlyMap<string, readonly string[]>): Promise<void> {
+async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<ResourceName, ResourceSummary>>, systemServers: ReadonlyMap<string, { first: readonly string[]; count: number }>): Promise<void> {
   const servers: Ref[] = [];
   // A resource not mirrored (config `resources`) has no list and no tables: nothing links to it.
   const list = summaries.servers ? writer.readStream(listFile('servers')) : undefined;
@@ -247,7 +247,7 @@ function configuredViews(writer: NextSnapshot): [string, string, string][] {
 }
 
 /** What the `by_system`, `by_virtual` and configured views say of each server and each operating system, by id. */
-async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>> & { systemServers: Map<string, string[]> }> {
+async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>> & { systemServers: Map<string, { first: string[]; count: number }> }> {
   const systems: { id: string; name: string; size: number }[] = [];
   await forEachItem(writer.readStream(listFile('operating_systems'))!, 'operating_systems', (element) => {
     const os = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
@@ -255,11 +255,11 @@ async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'oper
   });
   // Per server, the indexes of the systems whose view holds it: a few numbers each.
   const serverSystems = new Map<string, number[]>();
-  // Per system, its view's servers: the servers on it or on a descendant, its record page's links.
-  const systemServers = new Map<string, string[]>();
+  // Per system, its view's first servers and their count: the servers on it or on a descendant, its record page's links.
+  const systemServers = new Map<string, { first: string[]; count: number }>();
   for (const [s, os] of systems.entries()) {
     const ids = (await viewIds(writer, 'servers', filterFile('servers', 'by_system', os.id))) ?? [];
-    systemServers.set(os.id, ids);
+    systemServers.set(os.id, { first: ids.slice(0, 2 * LINKS_KEPT), count: ids.length });
     os.size = ids.length;
     for (const id of ids) {
       const list = serverSystems.get(id);

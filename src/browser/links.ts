@@ -44,21 +44,23 @@ export function decodeTableScript(text: string): DecodedChunk | undefined {
 
 const texts = (cell: Cell | undefined): string[] => (typeof cell === 'string' && cell !== '' ? [cell] : Array.isArray(cell) ? cell : []);
 
-/** The ids each list of links holds: a database many appservers reach is not scanned once per appserver. */
+/** A list of links longer than this gets a set of its ids: a database many appservers reach is not scanned once per appserver. */
+const SCANNED = 16;
+/** The ids of each long list of links (most lists are short: a set for each would cost more memory than the lists). */
 const held = new WeakMap<Ref[], Set<string>>();
+/** How many records a list stands for, where it keeps only the first ones (a system's servers). */
+const counted = new WeakMap<Ref[], number>();
 
 function add(links: Links, id: string, kind: string, ref: Ref): void {
   let kinds = links.get(id);
   if (!kinds) links.set(id, (kinds = new Map()));
   const list = kinds.get(kind);
-  if (!list) {
-    const fresh = [ref];
-    kinds.set(kind, fresh);
-    held.set(fresh, new Set([ref[0]]));
-  } else if (!held.get(list)!.has(ref[0])) {
-    list.push(ref);
-    held.get(list)!.add(ref[0]);
-  }
+  if (!list) return void kinds.set(kind, [ref]);
+  const ids = held.get(list);
+  if (ids ? ids.has(ref[0]) : list.some(([other]) => other === ref[0])) return;
+  list.push(ref);
+  if (ids) ids.add(ref[0]);
+  else if (list.length > SCANNED) held.set(list, new Set(list.map(([other]) => other)));
 }
 
 /** What the sync has read: the servers' ids and names (list order), the other tables' chunks, the databases' keys, the `by_system` views. */
@@ -70,8 +72,8 @@ export interface LinkInput {
   operatingSystems: readonly DecodedChunk[];
   /** Per database id, what it answers to (from its single view). */
   databaseKeys: ReadonlyMap<string, DatabaseKeys>;
-  /** Per operating-system id, the servers of its `by_system` view, in view order. */
-  systemServers: ReadonlyMap<string, readonly string[]>;
+  /** Per operating-system id, the first servers of its `by_system` view (at least LINKS_KEPT, in view order) and how many it holds. */
+  systemServers: ReadonlyMap<string, { first: readonly string[]; count: number }>;
 }
 
 /**
@@ -156,10 +158,11 @@ function systems({ operatingSystems, systemServers }: LinkInput, out: Record<Lin
       if (p !== undefined && p !== os && known.has(p)) add(out.operating_systems, p, 'children', [os, texts(chunk.cols.get('name')?.[i])[0] ?? os]);
     });
   }
-  for (const [os, ids] of systemServers) {
-    if (!known.has(os)) continue;
-    const refs: Ref[] = ids.filter((id) => serverName.has(id)).map((id) => [id, serverName.get(id)!]);
-    if (refs.length > 0) (out.operating_systems.get(os) ?? out.operating_systems.set(os, new Map()).get(os)!).set('servers', refs);
+  for (const [os, { first, count }] of systemServers) {
+    if (!known.has(os) || count === 0) continue;
+    const refs: Ref[] = first.filter((id) => serverName.has(id)).slice(0, LINKS_KEPT).map((id) => [id, serverName.get(id)!]);
+    if (count > refs.length) counted.set(refs, count);
+    (out.operating_systems.get(os) ?? out.operating_systems.set(os, new Map()).get(os)!).set('servers', refs);
   }
 }
 
@@ -175,7 +178,10 @@ export function bucketLinks(links: Links, buckets: number): Links[] {
  * sorted by id: byte-stable. A kind is `[kind, refs]`, or `[kind, first LINKS_KEPT refs, count]`.
  */
 export function linksScript(resource: ResourceName, bucket: number, links: Links): string {
-  const kind = ([k, refs]: [string, Ref[]]): [string, Ref[]] | [string, Ref[], number] => (refs.length > LINKS_KEPT ? [k, refs.slice(0, LINKS_KEPT), refs.length] : [k, refs]);
+  const kind = ([k, refs]: [string, Ref[]]): [string, Ref[]] | [string, Ref[], number] => {
+    const count = counted.get(refs) ?? refs.length;
+    return count > LINKS_KEPT || count > refs.length ? [k, refs.slice(0, LINKS_KEPT), count] : [k, refs];
+  };
   const rows = [...links].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, kinds]) => [id, [...kinds].map(kind)]);
   return `IM_LINKS(${JSON.stringify(resource)},${bucket},${JSON.stringify(rows)});\n`;
 }
