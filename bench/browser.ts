@@ -1,9 +1,15 @@
 /**
  * The offline page's load time: `sync --browser` writes the page into a synced folder, then a
- * headless Chromium (the system's /usr/bin/chromium, through playwright-core) opens
- * `index.html#/servers` from disk in a fresh page, several times, and two times are read inside
- * the page (performance.now(), from the start of the navigation): until the first rows show, and
- * until the table is usable with every server loaded (sorting, facets, paging). Runs alone too:
+ * headless Chromium (the system's /usr/bin/chromium, through playwright-core) opens it from disk,
+ * in a fresh page each time, several times per figure, and reads the times inside the page
+ * (performance.now()):
+ * - the servers table (`index.html#/servers`, from the start of the navigation): until the first
+ *   rows show, and until it is usable with every server loaded (sorting, facets, paging);
+ * - record pages of a server, a database and the operating system with the most servers (from the
+ *   start of the navigation until the page and its links are drawn);
+ * - the global search: from typing a server's name in the header's box (the input event) until
+ *   every index file is searched and the counts are whole, and until the first hits show.
+ * Runs alone too:
  *
  *     node dist-bench/bench/browser.js [--scale N]... [--runs R] [--seed S]
  *
@@ -11,7 +17,7 @@
  * and prints one line per scale.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -25,17 +31,63 @@ const CHROMIUM = '/usr/bin/chromium';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLI = join(HERE, '..', '..', 'dist', 'cli.js');
 
-/** How long the page took, or why it was not measured. */
-export type PageLoad = { servers: number; pageBuildMs: number; usableMs: number[]; medianMs: number; bestMs: number; firstRowsMedianMs: number } | { skipped: string };
+/** The times of one kind of page (ms): each run, their median and the best. */
+export interface Timed {
+  runsMs: number[];
+  medianMs: number;
+  bestMs: number;
+}
 
-/** Notes, from the start of the navigation, when #view first shows rows and when the table is whole. */
-const SEEN = `window.__seen = {};
+/** How long the page took, or why it was not measured. */
+export type PageLoad =
+  | {
+      servers: number;
+      pageBuildMs: number;
+      usableMs: number[];
+      medianMs: number;
+      bestMs: number;
+      firstRowsMedianMs: number;
+      /** Record pages until drawn with their links, by kind (`server`, `database`, `operating system`). */
+      records: Record<string, Timed>;
+      /** The search, from typing to whole counts, and to the first hits. */
+      search: Timed & { term: string; firstHitsMedianMs: number };
+    }
+  | { skipped: string };
+
+/**
+ * Notes, from the start of the navigation, when #view is first marked as showing a preview and as
+ * ready (per view name: `servers`, `record`, `search`), and when the header's search box last got
+ * an input event.
+ */
+const SEEN = `window.__seen = { preview: {}, ready: {} };
 new MutationObserver(function () {
   var v = document.getElementById('view');
   if (!v) return;
-  if (v.getAttribute('data-preview') === 'servers' && window.__seen.preview === undefined) window.__seen.preview = performance.now();
-  if (v.getAttribute('data-ready') === 'servers' && window.__seen.ready === undefined) window.__seen.ready = performance.now();
-}).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-preview', 'data-ready'] });`;
+  var p = v.getAttribute('data-preview'), r = v.getAttribute('data-ready');
+  if (p && window.__seen.preview[p] === undefined) window.__seen.preview[p] = performance.now();
+  if (r && window.__seen.ready[r] === undefined) window.__seen.ready[r] = performance.now();
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-preview', 'data-ready'] });
+document.addEventListener('input', function (e) { if (e.target && e.target.id === 'q') window.__seen.typed = performance.now(); }, true);`;
+
+type Seen = { preview: Record<string, number>; ready: Record<string, number>; typed?: number };
+
+const timed = (runsMs: number[]): Timed => ({ runsMs, medianMs: median(runsMs), bestMs: Math.min(...runsMs) });
+
+/** Ids to open: a server (the first of the largest system's view), the first database, that system. */
+function pickRecords(dir: string): { server: { id: string; name: string }; database?: string; system?: string } {
+  const list = <T>(file: string, key: string): T[] => (existsSync(join(dir, file)) ? ((JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, T[]>)[key] ?? []) : []);
+  const systems = list<{ id: string }>('operating_systems.json', 'operating_systems');
+  let system: string | undefined;
+  let most = -1;
+  for (const os of systems) {
+    const file = join(dir, 'servers', '_filter', 'by_system', `${encodeURIComponent(os.id)}.json`);
+    const size = existsSync(file) ? statSync(file).size : -1;
+    if (size > most) [system, most] = [os.id, size];
+  }
+  const onIt = system === undefined ? [] : list<{ id: string; name: string }>(`servers/_filter/by_system/${encodeURIComponent(system)}.json`, 'servers');
+  const server = onIt[0] ?? list<{ id: string; name: string }>('servers.json', 'servers')[0]!;
+  return { server, database: list<{ id: string }>('databases.json', 'databases')[0]?.id, system };
+}
 
 
 interface PageOptions {
@@ -61,30 +113,85 @@ export async function measurePage(options: PageOptions): Promise<PageLoad> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
   const usableMs: number[] = [];
   const firstRowsMs: number[] = [];
+  const records: Record<string, Timed> = {};
+  const searchMs: number[] = [];
+  const firstHitsMs: number[] = [];
+  const picked = pickRecords(options.dir);
+  const index = pathToFileURL(join(options.dir, 'index.html')).href;
+  const timeout = (): number => Math.max(1000, options.timeoutMs - (Date.now() - started));
+  const runs = options.runs ?? 3;
+  // A fresh page each time: nothing parsed or cached by a previous run is reused.
+  const fresh = async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.addInitScript(SEEN);
+    return page;
+  };
   try {
-    const url = `${pathToFileURL(join(options.dir, 'index.html')).href}#/servers`;
-    for (let run = 0; run < (options.runs ?? 3); run++) {
-      // A fresh page each time: nothing parsed or cached by a previous run is reused.
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    for (let run = 0; run < runs; run++) {
+      const page = await fresh();
       // When the first rows show (a preview from the first part loaded) and when the table is whole.
-      await page.addInitScript(SEEN);
-      await page.goto(url);
-      await page.locator('#view[data-ready=servers] table.grid tbody tr').first().waitFor({ timeout: Math.max(1000, options.timeoutMs - (Date.now() - started)) });
-      const seen = await page.evaluate<{ preview?: number; ready?: number }>('window.__seen');
-      usableMs.push(Math.round(seen.ready ?? (await page.evaluate<number>('performance.now()'))));
-      firstRowsMs.push(Math.round(seen.preview ?? seen.ready ?? 0));
+      await page.goto(`${index}#/servers`);
+      await page.locator('#view[data-ready=servers] table.grid tbody tr').first().waitFor({ timeout: timeout() });
+      const seen = await page.evaluate<Seen>('window.__seen');
+      usableMs.push(Math.round(seen.ready.servers ?? (await page.evaluate<number>('performance.now()'))));
+      firstRowsMs.push(Math.round(seen.preview.servers ?? seen.ready.servers ?? 0));
+      await page.close();
+    }
+    const pages: [string, string, string | undefined][] = [
+      ['server', 'servers', picked.server.id],
+      ['database', 'databases', picked.database],
+      ['operating system', 'operating_systems', picked.system],
+    ];
+    for (const [kind, resource, id] of pages) {
+      if (id === undefined) continue;
+      const ms: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        const page = await fresh();
+        await page.goto(`${index}#/${resource}/${encodeURIComponent(id)}`);
+        await page.locator('#view[data-ready=record]').waitFor({ timeout: timeout() });
+        ms.push(Math.round((await page.evaluate<Seen>('window.__seen')).ready.record!));
+        await page.close();
+      }
+      records[kind] = timed(ms);
+    }
+    for (let run = 0; run < runs; run++) {
+      const page = await fresh();
+      await page.goto(index);
+      await page.locator('#view[data-ready=home]').waitFor({ timeout: timeout() });
+      // As a person types it: the whole name in one input event, then the page's own debounce.
+      await page.fill('#q', picked.server.name);
+      await page.locator('#view[data-ready=search]').waitFor({ timeout: timeout() });
+      const seen = await page.evaluate<Seen>('window.__seen');
+      searchMs.push(Math.round(seen.ready.search! - seen.typed!));
+      firstHitsMs.push(Math.round((seen.preview.search ?? seen.ready.search!) - seen.typed!));
       await page.close();
     }
   } finally {
     await browser.close();
   }
-  return { servers: options.servers, pageBuildMs, usableMs, medianMs: median(usableMs), bestMs: Math.min(...usableMs), firstRowsMedianMs: median(firstRowsMs) };
+  return {
+    servers: options.servers,
+    pageBuildMs,
+    usableMs,
+    medianMs: median(usableMs),
+    bestMs: Math.min(...usableMs),
+    firstRowsMedianMs: median(firstRowsMs),
+    records,
+    search: { ...timed(searchMs), term: picked.server.name, firstHitsMedianMs: median(firstHitsMs) },
+  };
 }
 
 /** One line for the report. */
 export function describePage(load: PageLoad): string {
   if ('skipped' in load) return `offline page: not measured (${load.skipped})`;
-  return `offline page at ${load.servers} servers: servers table usable in ${load.medianMs} ms (every server loaded; median of ${load.usableMs.length}, best ${load.bestMs} ms), first rows in ${load.firstRowsMedianMs} ms, from file:// in headless Chromium; sync --browser of the synced folder took ${load.pageBuildMs} ms`;
+  const records = Object.entries(load.records).map(([kind, t]) => `${kind} ${t.medianMs} ms (best ${t.bestMs})`);
+  return [
+    `offline page at ${load.servers} servers, from file:// in headless Chromium, medians of ${load.usableMs.length} fresh pages:`,
+    `servers table usable in ${load.medianMs} ms (every server loaded; best ${load.bestMs} ms), first rows in ${load.firstRowsMedianMs} ms;`,
+    `record page usable (drawn with its links): ${records.join(', ')};`,
+    `search answered (typing a server's name to whole counts, the page's 250 ms debounce included) in ${load.search.medianMs} ms (best ${load.search.bestMs} ms), first hits in ${load.search.firstHitsMedianMs} ms;`,
+    `sync --browser of the synced folder took ${load.pageBuildMs} ms`,
+  ].join(' ');
 }
 
 async function main(): Promise<number> {

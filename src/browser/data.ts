@@ -61,3 +61,12 @@ export function bucketScript(resource: ResourceName, bucket: number, records: Re
   // Through JSON.parse, not as an object literal, where a "__proto__" key would set the prototype.
   return `IM_RECORDS(${JSON.stringify(resource)},${bucket},JSON.parse(${JSON.stringify(JSON.stringify(Object.fromEntries(records)))}));\n`;
 }
+
+/** A bucket script read back: its records by id (empty when it is not one). */
+export function decodeBucketScript(text: string): Map<string, unknown> {
+  const start = text.indexOf('JSON.parse(');
+  const end = text.lastIndexOf('));');
+  if (start < 0 || end < start) return new Map();
+  const records = JSON.parse(JSON.parse(text.slice(start + 'JSON.parse('.length, end)) as string) as unknown;
+  return records !== null && typeof records === 'object' ? new Map(Object.entries(records)) : new Map();
+}

@@ -19,8 +19,9 @@ import { isPlainObject } from '../util/json-value.js';
 import type { Quality } from '../validate/quality.js';
 import { APP_CSS, INDEX_HTML } from './assets.js';
 import { pageScript } from './bundle.js';
-import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, type ResourceSummary } from './data.js';
-import { backLinks, bucketLinks, decodeTableScript, linksFile, linksScript, type DecodedChunk, type Ref } from './links.js';
+import { bucketCount, bucketFile, bucketOf, bucketScript, BROWSER_DIR, DATA_FILE, dataScript, decodeBucketScript, type ResourceSummary } from './data.js';
+import { databaseKeys, type DatabaseKeys } from './db-links.js';
+import { backLinks, bucketLinks, decodeTableScript, LINKED_RESOURCES, LINKS_KEPT, linksFile, linksScript, type DecodedChunk, type Ref } from './links.js';
 import { searchFile, searchScript } from './search-index.js';
 import { addHistoryEntry, HISTORY_FILE, historyEntry, historyScript, parseHistoryScript } from './history.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, tableChunkCount, tableFile, tableRow, systemFacts, tableScript, toColumns, viewColumn, withViewFacts, type Cell, type ViewFacts } from './table.js';
@@ -52,7 +53,7 @@ export async function browserFiles({ writer, resources, quality, changes, record
   const facts = await viewFacts(writer);
   for (const resource of resources) summaries[resource] = await writeTables(writer, resource, resource === 'servers' || resource === 'operating_systems' ? facts[resource] : undefined);
   await writer.put(DATA_FILE, Buffer.from(dataScript(summaries, quality)));
-  await writeLinks(writer, summaries);
+  await writeLinks(writer, summaries, facts.systemServers);
   await writeHistory(writer, { resources, changes, records, initial, at });
 }
 
@@ -175,12 +176,24 @@ async function readChunks(writer: NextSnapshot, resource: ResourceName, chunks: 
   return out;
 }
 
+/** What each database answers to, from its detail buckets (the schemas are in no table column). */
+async function readDatabaseKeys(writer: NextSnapshot, summary: ResourceSummary | undefined): Promise<Map<string, DatabaseKeys>> {
+  const out = new Map<string, DatabaseKeys>();
+  for (let b = 0; b < (summary?.buckets ?? 0); b++) {
+    for (const [id, record] of decodeBucketScript((await writer.read(bucketFile('databases', b)))?.toString('utf8') ?? '')) {
+      if (isPlainObject(record)) out.set(id, databaseKeys(record));
+    }
+  }
+  return out;
+}
+
 /**
- * The record pages' back links, one file per detail bucket of servers, applications and appservers:
- * from the servers list and the other tables' chunks, never the whole servers table. Every bucket
- * is put, empty or not, so the page finds each one; unchanged ones are not rewritten.
+ * The record pages' links, one file per detail bucket of every resource: from the servers list,
+ * the `by_system` views, the other tables' chunks and the databases' buckets, never the whole
+ * servers table. Every bucket is put, empty or not, so the page finds each one; unchanged ones are
+ * not rewritten.
  */
-async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<ResourceName, ResourceSummary>>): Promise<void> {
+async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<ResourceName, ResourceSummary>>, systemServers: ReadonlyMap<string, { first: readonly string[]; count: number }>): Promise<void> {
   const servers: Ref[] = [];
   // A resource not mirrored (config `resources`) has no list and no tables: nothing links to it.
   const list = summaries.servers ? writer.readStream(listFile('servers')) : undefined;
@@ -190,12 +203,20 @@ async function writeLinks(writer: NextSnapshot, summaries: Partial<Record<Resour
       servers.push([String(item.id), typeof item.name === 'string' ? item.name : String(item.id)]);
     });
   }
-  const rows = async (resource: 'applications' | 'appservers' | 'databases') => {
+  const rows = async (resource: 'applications' | 'appservers' | 'databases' | 'operating_systems') => {
     const summary = summaries[resource];
     return summary ? readChunks(writer, resource, summary.chunks) : [];
   };
-  const links = backLinks({ servers, applications: await rows('applications'), appservers: await rows('appservers'), databases: await rows('databases') });
-  for (const resource of ['servers', 'applications', 'appservers'] as const) {
+  const links = backLinks({
+    servers,
+    applications: await rows('applications'),
+    appservers: await rows('appservers'),
+    databases: await rows('databases'),
+    operatingSystems: await rows('operating_systems'),
+    databaseKeys: await readDatabaseKeys(writer, summaries.databases),
+    systemServers,
+  });
+  for (const resource of LINKED_RESOURCES) {
     const summary = summaries[resource];
     if (!summary) continue;
     for (const [b, bucket] of bucketLinks(links[resource], summary.buckets).entries()) await writer.put(linksFile(resource, b), Buffer.from(linksScript(resource, b, bucket)), { replace: true });
@@ -226,7 +247,7 @@ function configuredViews(writer: NextSnapshot): [string, string, string][] {
 }
 
 /** What the `by_system`, `by_virtual` and configured views say of each server and each operating system, by id. */
-async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>>> {
+async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'operating_systems', Map<string, ViewFacts>> & { systemServers: Map<string, { first: string[]; count: number }> }> {
   const systems: { id: string; name: string; size: number }[] = [];
   await forEachItem(writer.readStream(listFile('operating_systems'))!, 'operating_systems', (element) => {
     const os = JSON.parse(element.bytes.toString('utf8')) as Record<string, unknown>;
@@ -234,8 +255,11 @@ async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'oper
   });
   // Per server, the indexes of the systems whose view holds it: a few numbers each.
   const serverSystems = new Map<string, number[]>();
+  // Per system, its view's first servers and their count: the servers on it or on a descendant, its record page's links.
+  const systemServers = new Map<string, { first: string[]; count: number }>();
   for (const [s, os] of systems.entries()) {
     const ids = (await viewIds(writer, 'servers', filterFile('servers', 'by_system', os.id))) ?? [];
+    systemServers.set(os.id, { first: ids.slice(0, 2 * LINKS_KEPT), count: ids.length });
     os.size = ids.length;
     for (const id of ids) {
       const list = serverSystems.get(id);
@@ -263,5 +287,5 @@ async function viewFacts(writer: NextSnapshot): Promise<Record<'servers' | 'oper
       else serverFacts.set(id, { columns: [column] });
     }
   }
-  return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: refs[p]! }])) };
+  return { servers: serverFacts, operating_systems: new Map([...parents].map(([s, p]) => [systems[s]!.id, { parent: refs[p]! }])), systemServers };
 }

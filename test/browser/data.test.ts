@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyChangeSet } from '../../src/diff/engine.js';
-import { bucketCount, bucketOf, dataScript } from '../../src/browser/data.js';
+import { bucketCount, bucketOf, bucketScript, dataScript, decodeBucketScript } from '../../src/browser/data.js';
+import { connectionOf, databaseKeys, databaseMatcher, urlHost } from '../../src/browser/db-links.js';
 import { addHistoryEntry, historyEntry, historyScript, parseHistoryScript } from '../../src/browser/history.js';
-import { backLinks, bucketLinks, decodeTableScript, linksScript } from '../../src/browser/links.js';
+import { backLinks, bucketLinks, decodeTableScript, LINKS_KEPT, linksScript, type LinkInput } from '../../src/browser/links.js';
 import { searchScript } from '../../src/browser/search-index.js';
 import { chunkFingerprint, chunkOf, readChunkHeader, systemFacts, tableChunkCount, tableRow, tableScript, toColumns, viewColumn, withViewFacts } from '../../src/browser/table.js';
 
@@ -212,18 +213,20 @@ describe('data.js', () => {
 });
 
 describe('back links and the search index', () => {
-  const chunk = (resource: 'applications' | 'appservers' | 'databases', rows: [string, Record<string, unknown>][]) =>
+  const chunk = (resource: 'applications' | 'appservers' | 'databases' | 'operating_systems', rows: [string, Record<string, unknown>][]) =>
     decodeTableScript(tableScript(resource, 0, 'f', toColumns(rows.map(([id]) => id), rows.map(([, single]) => tableRow(undefined, single)))))!;
+  const none: Omit<LinkInput, 'servers'> = { applications: [], appservers: [], databases: [], operatingSystems: [], databaseKeys: new Map(), systemServers: new Map() };
+  const plain = (m: Map<string, Map<string, [string, string][]>>) => Object.fromEntries([...m].map(([id, kinds]) => [id, Object.fromEntries(kinds)]));
 
   it('a server gets the applications whose instances name it, the appservers on it and the databases it hosts; an application and an appserver their servers', () => {
     const servers: [string, string][] = [['1', 'web-1'], ['2', 'db-1'], ['3', 'twin'], ['4', 'twin']];
     const links = backLinks({
+      ...none,
       servers,
       applications: [chunk('applications', [['a1', { name: 'billing', application_instances: [{ name: 'billing-prd', servers: ['web-1', 'twin', 'gone'] }] }]])],
       appservers: [chunk('appservers', [['x1', { name: 'tomcat-1', server_id: '1' }], ['x2', { name: 'orphan', server_id: '99' }]])],
       databases: [chunk('databases', [['d1', { name: 'pg', servers: [{ id: '2', name: 'db-1' }] }]])],
     });
-    const plain = (m: Map<string, Map<string, [string, string][]>>) => Object.fromEntries([...m].map(([id, kinds]) => [id, Object.fromEntries(kinds)]));
     expect(plain(links.servers)).toEqual({
       '1': { applications: [['a1', 'billing']], appservers: [['x1', 'tomcat-1']] },
       '2': { databases: [['d1', 'pg']] },
@@ -232,6 +235,7 @@ describe('back links and the search index', () => {
     });
     expect(plain(links.applications)).toEqual({ a1: { servers: [['1', 'web-1'], ['3', 'twin'], ['4', 'twin']] } });
     expect(plain(links.appservers)).toEqual({ x1: { servers: [['1', 'web-1']] } });
+    expect(plain(links.databases)).toEqual({ d1: { servers: [['2', 'db-1']] } });
     // Split by the detail buckets' hash, sorted by id in each script: the same links, the same bytes.
     const buckets = bucketLinks(links.servers, 2);
     expect(buckets.reduce((n, b) => n + b.size, 0)).toBe(4);
@@ -240,9 +244,82 @@ describe('back links and the search index', () => {
     expect(rows.map(([id]) => id)).toEqual(['1', '2', '3', '4']);
   });
 
-  it('the search index holds, per row, the searched fields only, in one text', () => {
-    const rows = [tableRow(undefined, { name: 'web-1', ip: '10.0.0.1', memory_GB: 8, dns: null }), tableRow(undefined, { ip: '10.0.0.2', memory_GB: 16, server_names: ['a', 'b'] })];
-    const [call] = run(searchScript('servers', 3, ['1', '2'], rows), 'IM_SEARCH');
-    expect(call).toEqual(['servers', 3, ['1', '2'], ['name', 'ip', 'server_names'], ['web-1\u000110.0.0.1\u0001', '2\u000110.0.0.2\u0001a, b']]);
+  it('a database gets the appservers whose dbconn_* name one of its hosts and schemas, and their servers; an appserver its databases', () => {
+    const dbs = [
+      { id: 'd1', name: 'sales-db', servers: [{ id: '2', name: 'db-1' }], instances: [{ id: 'i1', name: 'pg1', host_alias: 'DB-1.example.net', listen_address: '10.0.0.9', databases: { sales: 1 } }] },
+      { id: 'd2', name: 'hr-db', server_names: ['db-2'], instances: [] },
+    ];
+    const links = backLinks({
+      ...none,
+      servers: [['1', 'web-1'], ['2', 'db-1'], ['3', 'web-3']],
+      databases: [chunk('databases', dbs.map((d) => [d.id, d]))],
+      appservers: [
+        chunk('appservers', [
+          ['x1', { name: 'by-server', dbconn_server: 'db-1.example.net:5432', dbconn_db: 'sales', server_id: '1' }],
+          ['x2', { name: 'by-url', dbconn_url: 'kind://u@10.0.0.9:5432/sales', server_id: '3' }],
+          ['x3', { name: 'other-schema', dbconn_server: 'db-1.example.net', dbconn_db: 'hr', server_id: '1' }],
+          ['x4', { name: 'on-db-2', dbconn_server: 'DB-2', dbconn_db: 'anything', server_id: '3' }],
+        ]),
+      ],
+      databaseKeys: new Map(dbs.map((d) => [d.id, databaseKeys(d)])),
+    });
+    expect(plain(links.databases)).toEqual({
+      d1: { servers: [['2', 'db-1']], appservers: [['x1', 'by-server'], ['x2', 'by-url']], appserver_servers: [['1', 'web-1'], ['3', 'web-3']] },
+      d2: { appservers: [['x4', 'on-db-2']], appserver_servers: [['3', 'web-3']] },
+    });
+    expect(plain(links.appservers).x2).toEqual({ servers: [['3', 'web-3']], databases: [['d1', 'sales-db']] });
+    // Forty appservers on twenty servers reach one database: each server listed once.
+    const hosts = Array.from({ length: 20 }, (_, i): [string, string] => [`s${i}`, `app-${i}`]);
+    const many = backLinks({
+      ...none,
+      servers: hosts,
+      databases: [chunk('databases', [['d2', dbs[1]!]])],
+      appservers: [chunk('appservers', Array.from({ length: 40 }, (_, i): [string, Record<string, unknown>] => [`y${i}`, { name: `y${i}`, dbconn_server: 'db-2', server_id: `s${i % 20}` }]))],
+      databaseKeys: new Map([['d2', databaseKeys(dbs[1]!)]]),
+    });
+    expect(plain(many.databases).d2!.appservers).toHaveLength(40);
+    expect(plain(many.databases).d2!.appserver_servers).toEqual(hosts);
+    expect(urlHost('dbconn:kind://db-x.example.net:1521/app')).toBe('db-x.example.net');
+    expect(connectionOf(null, 'jdbc:thin:@db-y:1521:X', 'APP')).toEqual({ host: 'db-y', schema: 'app' });
+    expect(databaseMatcher(new Map([['d', databaseKeys({ server_names: ['h'] })]]))({ host: 'h', schema: 'x' })).toEqual(['d']);
+  });
+
+  it('an operating system gets the servers of its by_system view and its child systems; a links file keeps the first LINKS_KEPT and the count', () => {
+    const many = Array.from({ length: LINKS_KEPT + 5 }, (_, i): [string, string] => [`s${i}`, `host-${i}`]);
+    const links = backLinks({
+      ...none,
+      servers: many,
+      operatingSystems: [chunk('operating_systems', [['debian', { name: 'Debian' }], ['deb11', { name: 'Debian 11', parent: { id: 'debian', name: 'Debian' } }], ['self', { name: 'Loop', parent: { id: 'self', name: 'Loop' } }]])],
+      systemServers: new Map([
+        ['debian', { first: many.map(([id]) => id).concat('gone'), count: many.length + 1 }],
+        ['deb11', { first: ['s1'], count: 1 }],
+        ['unknown', { first: ['s2'], count: 1 }],
+      ]),
+    });
+    expect(plain(links.operating_systems).deb11).toEqual({ servers: [['s1', 'host-1']] });
+    expect(plain(links.operating_systems).debian!.children).toEqual([['deb11', 'Debian 11']]);
+    expect(plain(links.operating_systems).debian!.servers).toHaveLength(LINKS_KEPT);
+    expect([...links.operating_systems.keys()].sort()).toEqual(['deb11', 'debian']);
+    const [[, , rows]] = run(linksScript('operating_systems', 0, links.operating_systems), 'IM_LINKS') as [[string, number, [string, [string, unknown[], number?][]][]]];
+    const debian = new Map(rows.find(([id]) => id === 'debian')![1].map(([kind, refs, total]) => [kind, { shown: refs.length, total }]));
+    // The count is the view's: a server the list lacks (`gone`) is counted, not linked.
+    expect(debian.get('servers')).toEqual({ shown: LINKS_KEPT, total: LINKS_KEPT + 6 });
+    expect(debian.get('children')).toEqual({ shown: 1, total: undefined });
+  });
+
+  it('reads a detail bucket back, ids such as __proto__ included', () => {
+    const records = new Map<string, unknown>([['__proto__', { name: 'odd' }], ['7', { name: 'seven' }]]);
+    expect(decodeBucketScript(bucketScript('databases', 3, records))).toEqual(records);
+    expect(decodeBucketScript('not a bucket').size).toBe(0);
+  });
+
+  it('the search index holds the searched fields only, per field one text per row, coded where few values repeat', () => {
+    const rows = [
+      tableRow(undefined, { name: 'web-1', ip: '10.0.0.1', memory_GB: 8, dns: null, hypervisor_name: 'kvm-1' }),
+      tableRow(undefined, { ip: '10.0.0.2', memory_GB: 16, server_names: ['a', 'b'], hypervisor_name: 'kvm-1' }),
+      tableRow(undefined, { name: 'web-3', ip: '10.0.0.3', hypervisor_name: 'kvm-1' }),
+    ];
+    const [call] = run(searchScript('servers', 3, ['1', '2', '3'], rows), 'IM_SEARCH');
+    expect(call).toEqual(['servers', 3, ['1', '2', '3'], ['name', 'ip', 'hypervisor_name', 'server_names'], [[['web-1', '2', 'web-3']], [['10.0.0.1', '10.0.0.2', '10.0.0.3']], [[0, 0, 0], ['kvm-1']], [['', 'a, b', '']]]]);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Record pages and the search at any inventory size: a server's page lists the applications whose
  * instances run on it (the realistic service names those servers by name, in the application's
- * single view), an application's page links its instances' servers, and neither these pages nor the
- * global search load a whole table: only the record's own files, its links bucket, one table chunk
- * and the search index.
+ * single view), an application's page links its instances' servers, a database's and an operating
+ * system's pages list their servers, and none of these pages nor the global search load a whole
+ * table: only the record's own files, its links bucket, (for a server) one table chunk, and the
+ * search index.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +50,23 @@ describe.skipIf(!hasChromium)('links to and from applications, without whole tab
     await page.locator('#view[data-ready=record]').waitFor();
     const back = page.locator('section.links', { has: page.locator('h3', { hasText: 'Servers of its instances' }) }).locator('a', { hasText: host.name });
     expect(await back.getAttribute('href')).toBe(`#/servers/${encodeURIComponent(host.id)}`);
+
+    // A database's and an operating system's pages: their bucket and their links bucket, no table at all.
+    const dbId = (readJson(out, 'databases.json').databases as { id: string }[])[0]!.id;
+    const db = readJson(out, `databases/${dbId}.json`).database as { name: string; servers: { id: string; name: string }[] };
+    await page.goto(`${index}#/databases/${encodeURIComponent(dbId)}`);
+    await page.reload();
+    await page.locator('#view[data-ready=record]').waitFor();
+    expect(await page.locator('section.links h3').allInnerTexts()).toEqual([`Servers (${db.servers.length})`, expect.stringMatching(/^Appservers that connect to it \(\d+\)$/), expect.stringMatching(/^Servers of those appservers \(\d+\)$/)]);
+    expect((await loadedScripts(page)).filter((s) => !s.startsWith('_browser/history'))).toEqual([expect.stringMatching(/^_browser\/records\/databases\/\d+\.js$/), expect.stringMatching(/^_browser\/links\/databases\/\d+\.js$/)]);
+    const os = readJson(out, `servers/${host.id}.json`).server as { operating_system: { id: string; name: string } };
+    const onIt = readJson(out, `servers/_filter/by_system/${os.operating_system.id}.json`).servers as { id: string }[];
+    await page.goto(`${index}#/operating_systems/${encodeURIComponent(os.operating_system.id)}`);
+    await page.reload();
+    await page.locator('#view[data-ready=record]').waitFor();
+    expect(await page.locator('section.links h3').first().innerText()).toBe(`Servers on it or on a descendant (${onIt.length})`);
+    expect(await page.locator('section.links').first().locator('a', { hasText: host.name }).count()).toBeGreaterThan(0);
+    expect((await loadedScripts(page)).filter((s) => !s.startsWith('_browser/history'))).toEqual([expect.stringMatching(/^_browser\/records\/operating_systems\/\d+\.js$/), expect.stringMatching(/^_browser\/links\/operating_systems\/\d+\.js$/)]);
 
     // The search: hits from the index, which field matched, and still no whole table.
     await page.goto(`${index}#/_search?q=${encodeURIComponent(host.name)}`);

@@ -1,17 +1,16 @@
 /**
  * The offline page's pure parts (src/browser/page/): export, filters, the OS tree, matching and
- * sorting, the changes page's rows, the database → appserver links. The DOM parts run in
+ * sorting, the changes page's rows. The DOM parts run in
  * Chromium in browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { changeRows, unlisted } from '../../src/browser/page/changes.js';
 import { csvField, exportName, neutralise, toCsv, toJson } from '../../src/browser/page/csv.js';
 import { chipText, parseFilters, passes, withFilter, withoutFilter } from '../../src/browser/page/filters.js';
-import { connectedAppservers, databaseKeys, urlHost } from '../../src/browser/page/links.js';
 import { descendants, osTree } from '../../src/browser/page/os-tree.js';
 import { searchHits } from '../../src/browser/page/search-hits.js';
-import { matching, mergeChunks } from '../../src/browser/page/table-data.js';
-import type { History } from '../../src/browser/page/types.js';
+import { filterRows, matching, mergeChunks, sortRows } from '../../src/browser/page/table-data.js';
+import type { History, SearchChunk } from '../../src/browser/page/types.js';
 import { bucketOf as pageBucketOf } from '../../src/browser/page/bucket.js';
 import { bucketOf } from '../../src/browser/data.js';
 
@@ -131,25 +130,31 @@ describe('the operating-system tree', () => {
     expect(ids('o.operating_system=empty')).toEqual(['d']);
     expect(ids('sort=-memory_GB')).toEqual(['b', 'd', 'a', 'c']);
   });
+
+  it('sorts only as far as the page shown, in the order a whole sort gives, ties and nulls included', () => {
+    const n = 1000;
+    const T = mergeChunks('servers', [
+      { ids: Array.from({ length: n / 2 }, (_, i) => `a${i}`), columns: [['name', Array.from({ length: n / 2 }, (_, i) => (i % 7 === 0 ? null : `Host-${(i * 37) % 101}`))], ['memory_GB', Array.from({ length: n / 2 }, (_, i) => i % 2), [4, 2]]] },
+      { ids: Array.from({ length: n / 2 }, (_, i) => `b${i}`), columns: [['name', Array.from({ length: n / 2 }, (_, i) => `host-${(i * 53) % 89}`)]] },
+    ]);
+    // Columns are merged on first use, a column of the second chunk only holding nulls for the first.
+    expect(T.cols.has('memory_GB')).toBe(true);
+    expect(T.cols.get('memory_GB')!.slice(0, 3)).toEqual([4, 2, 4]);
+    expect(T.cols.get('memory_GB')![n - 1]).toBe(null);
+    expect(T.pos.get('b0')).toBe(n / 2);
+    const rows = filterRows(T, new URLSearchParams());
+    for (const q of ['', 'sort=-name', 'sort=memory_GB', 'sort=-memory_GB', 'sort=nothing']) {
+      const params = new URLSearchParams(q);
+      const whole = sortRows(T, rows, params);
+      expect(whole).toHaveLength(n);
+      for (const limit of [1, 50, 100]) expect(sortRows(T, rows, params, limit)).toEqual(whole.slice(0, limit));
+    }
+    expect(T.cols.get('name')![sortRows(T, rows, new URLSearchParams(), 1)[0]!]).toBe('Host-0');
+    expect(sortRows(T, rows, new URLSearchParams(), n).slice(-1).map((i) => T.cols.get('name')![i])).toEqual([null]);
+  });
 });
 
-describe('links and changes', () => {
-  it('finds the appservers connecting to a database by host and schema', () => {
-    const A = mergeChunks('appservers', [
-      {
-        ids: ['1', '2', '3', '4'],
-        columns: [
-          ['dbconn_server', ['db-1.example.net', 'DB-1.example.net:5432', '', 'db-1.example.net']],
-          ['dbconn_url', ['', '', 'kind://u@10.0.0.9:5432/sales', '']],
-          ['dbconn_db', ['sales', 'sales', 'sales', 'hr']],
-        ],
-      },
-    ]);
-    const keys = databaseKeys({ instances: [{ host_alias: 'db-1.example.net', listen_address: '10.0.0.9', databases: { sales: 1 } }] }, []);
-    expect(connectedAppservers(A, keys)).toEqual(['1', '2', '3']);
-    expect(urlHost('dbconn:kind://db-x.example.net:1521/app')).toBe('db-x.example.net');
-  });
-
+describe('changes', () => {
   it('lists every change the history keeps, filtered by sync, resource, kind and text', () => {
     const history: History = {
       entries: [
@@ -178,12 +183,22 @@ describe('links and changes', () => {
 });
 
 describe('the search over an index chunk', () => {
-  const chunk = { ids: ['1', '2', '3'], fields: ['name', 'ip', 'dns'], texts: ['Web-1\u000110.0.0.1\u0001web-1.example.net', 'db-1\u000110.0.0.2\u0001', 'web-2\u0001\u0001WEB-2.example.net'] };
+  const chunk: SearchChunk = {
+    ids: ['1', '2', '3', '4'],
+    fields: ['name', 'ip', 'dns', 'hypervisor_name'],
+    columns: [[['Web-1', 'db-1', 'web-2', '']], [['10.0.0.1', '10.0.0.2', '', '10.0.0.4']], [['web-1.example.net', '', 'WEB-2.example.net', '']], [[0, 0, 0, 1], ['kvm-1', 'Hyper-V-2']]],
+  };
 
   it('counts every row holding the term in any field, case-insensitively, and details the first few with the fields that matched', () => {
     expect(searchHits(chunk, 'web', 1)).toEqual({ count: 2, hits: [{ id: '1', name: 'Web-1', extra: 'dns web-1.example.net' }] });
     expect(searchHits(chunk, '10.0.0.2', 10)).toEqual({ count: 1, hits: [{ id: '2', name: 'db-1', extra: 'ip 10.0.0.2' }] });
     // A term never spans two fields.
     expect(searchHits(chunk, '1 10', 10).count).toBe(0);
+  });
+
+  it('tests a coded field through its values, and names a record without a name by its id', () => {
+    expect(searchHits(chunk, 'kvm', 10).count).toBe(3);
+    expect(searchHits(chunk, 'hyper-v', 10)).toEqual({ count: 1, hits: [{ id: '4', name: '4', extra: 'hypervisor_name Hyper-V-2' }] });
+    expect(searchHits(chunk, 'nowhere', 10)).toEqual({ count: 0, hits: [] });
   });
 });

@@ -6,7 +6,7 @@ import { el, view } from './dom.js';
 import { bucketOf } from './bucket.js';
 import { fmt } from './format.js';
 import { mergeChunks } from './table-data.js';
-import type { Cell, History, LinkRows, PageData, RecordBody, Ref, SearchChunk, Table, TableChunk } from './types.js';
+import type { Cell, History, LinkList, LinkRows, PageData, RecordBody, SearchChunk, Table, TableChunk } from './types.js';
 
 function loadScript(src: string, onError: (src: string) => void): void {
   const s = el('script', null, { src });
@@ -35,7 +35,7 @@ export class Store {
   /** Single table chunks a record page asked for, and the search chunks, by `resource/chunk`. */
   readonly #oneChunk = new Once<TableChunk>();
   readonly #search = new Once<SearchChunk>();
-  readonly #links = new Once<Map<string, Map<string, Ref[]>>>();
+  readonly #links = new Once<Map<string, Map<string, LinkList>>>();
   #history: History | null = null;
   #historyWait: ((h: History) => void)[] | null = null;
 
@@ -44,7 +44,7 @@ export class Store {
       this.#oneChunk.arrive(`${r}/${n}`, { ids, columns });
       this.#chunk(r, n, { ids, columns });
     };
-    window.IM_SEARCH = (r, n, ids, fields, texts) => this.#search.arrive(`${r}/${n}`, { ids, fields, texts });
+    window.IM_SEARCH = (r, n, ids, fields, columns) => this.#search.arrive(`${r}/${n}`, { ids, fields, columns });
     window.IM_LINKS = (r, n, rows) => this.#links.arrive(`${r}/${n}`, linkMap(rows));
     window.IM_RECORDS = (r, n, records) => {
       const key = `${r}/${n}`;
@@ -125,13 +125,14 @@ export class Store {
   }
 
   /**
-   * Calls `cb` with a reader of a record's row (null where it has no cell): from the whole table
-   * when loaded, else from the one chunk that holds it, whatever the table's size.
+   * Calls `cb` with a reader of a record's row (null where it has no cell), undefined when the
+   * table has no such record: from the whole table when loaded, else from the one chunk that holds
+   * it, whatever the table's size.
    */
-  withRow(r: string, id: string, cb: (cell: (col: string) => Cell) => void): void {
+  withRow(r: string, id: string, cb: (cell: ((col: string) => Cell) | undefined) => void): void {
     const T = this.tables.get(r);
     const i = T?.pos.get(id);
-    if (T) return cb((col) => (i === undefined ? null : (T.cols.get(col)?.[i] ?? null)));
+    if (T) return cb(i === undefined ? undefined : (col) => T.cols.get(col)?.[i] ?? null);
     const key = `${r}/${bucketOf(id, this.data.resources[r]!.chunks)}`;
     this.#oneChunk.want(key, (chunk) => cb(rowReader(chunk, id)), () => loadScript(`_browser/tables/${key}.js`, failed));
   }
@@ -144,8 +145,17 @@ export class Store {
     }
   }
 
-  /** Calls `cb` with the records linked back to a record (servers, applications, appservers), by kind. */
-  withLinks(r: string, id: string, cb: (links: Map<string, Ref[]>) => void): void {
+  /**
+   * Starts loading every search index file, and lower-cases each as it arrives (`ready`), so a
+   * search typed a moment later finds them parsed: called when the search box gets focus, the
+   * loading overlaps the typing and the box's debounce.
+   */
+  prefetchSearch(ready: (chunk: SearchChunk) => void): void {
+    for (const r of this.data.order) this.withSearchChunks(r, ready);
+  }
+
+  /** Calls `cb` with the records linked to a record, by kind: one links bucket, whatever the inventory's size. */
+  withLinks(r: string, id: string, cb: (links: Map<string, LinkList>) => void): void {
     const key = `${r}/${bucketOf(id, this.data.resources[r]!.buckets)}`;
     this.#links.want(key, (all) => cb(all.get(id) ?? new Map()), () => loadScript(`_browser/links/${key}.js`, failed));
   }
@@ -163,7 +173,7 @@ export class Store {
 }
 
 /** A links bucket in Maps: no id or kind reaches a prototype. */
-const linkMap = (rows: LinkRows): Map<string, Map<string, Ref[]>> => new Map(rows.map(([id, kinds]) => [id, new Map(kinds)]));
+const linkMap = (rows: LinkRows): Map<string, Map<string, LinkList>> => new Map(rows.map(([id, kinds]) => [id, new Map(kinds.map(([kind, refs, total]) => [kind, { refs, total: total ?? refs.length }]))]));
 
 /** Scripts loaded once by key: callers wait for the value the script hands over. */
 class Once<T> {
@@ -190,12 +200,13 @@ class Once<T> {
   }
 }
 
-/** One row of a chunk, read by column name (null where the row or the column is absent). */
-function rowReader(chunk: TableChunk, id: string): (col: string) => Cell {
+/** One row of a chunk, read by column name (null where the column is absent); undefined when the chunk lacks the row. */
+function rowReader(chunk: TableChunk, id: string): ((col: string) => Cell) | undefined {
   const i = chunk.ids.indexOf(id);
+  if (i < 0) return undefined;
   const columns = new Map(chunk.columns.map((c) => [c[0], c]));
   return (col) => {
-    const c = i < 0 ? undefined : columns.get(col);
+    const c = columns.get(col);
     if (!c) return null;
     return (c.length === 3 ? c[2][c[1][i]!] : c[1][i]) ?? null;
   };

@@ -6,6 +6,7 @@ import { nextRoute } from './context.js';
 import { el, view } from './dom.js';
 import { label } from './format.js';
 import { Store } from './loader.js';
+import { lowerTexts } from './search-hits.js';
 import { changesView } from './views/changes.js';
 import { chartsView } from './views/charts.js';
 import { homeView } from './views/home.js';
@@ -59,6 +60,8 @@ function start(): void {
     if (r) return tableView(ctx, r, params);
     homeView(ctx);
   };
+  // The index loads while the person types: at 200 000 servers it is tens of megabytes to parse.
+  q.addEventListener('focus', () => store.prefetchSearch((chunk) => void lowerTexts(chunk)), { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
   q.addEventListener('input', () => {
     clearTimeout(timer);

@@ -37,12 +37,3 @@ export const TARGET = new Map<string, ResourceName>([
   ['server_id', 'servers'],
   ['server_name', 'servers'],
 ]);
-
-/**
- * The whole tables an operating system's or a database's page needs to list the records linked to
- * it; servers, applications and appservers read theirs from the sync's links buckets instead.
- */
-export const RELATED_TABLES: Partial<Record<ResourceName, readonly ResourceName[]>> = {
-  operating_systems: ['operating_systems', 'servers'],
-  databases: ['databases', 'servers', 'appservers'],
-};

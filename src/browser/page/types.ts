@@ -81,12 +81,21 @@ export type RecordBody = Record<string, unknown>;
 
 /** A linked record: id and name. */
 export type Ref = [string, string];
-/** A links bucket as the sync writes it: per record, per kind of link, the records linked. */
-export type LinkRows = [string, [string, Ref[]][]][];
+/** A links bucket as the sync writes it: per record, per kind of link, the records linked (the first ones and their count, when many). */
+export type LinkRows = [string, ([string, Ref[]] | [string, Ref[], number])[]][];
 
-/** A search index chunk: ids, the fields searched, per row their values joined by U+0001 (name first). */
+/** The records of one kind linked to a record: the first ones, and how many there are. */
+export interface LinkList {
+  refs: Ref[];
+  total: number;
+}
+
+/** A field's values in a search index chunk: one text per row, or one code per row and the texts the codes stand for. */
+export type SearchColumn = [string[]] | [number[], string[]];
+
+/** A search index chunk: ids, the fields searched (name first), per field its values. */
 export interface SearchChunk {
   ids: string[];
   fields: string[];
-  texts: string[];
+  columns: SearchColumn[];
 }

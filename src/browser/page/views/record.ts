@@ -2,15 +2,11 @@
 import { isCurrent, loading, ready, type Ctx } from '../context.js';
 import { clear, el, fieldName, view } from '../dom.js';
 import { fmt, href, isIsoTime, NULL_TEXT, rawHref, when } from '../format.js';
-import { connectedAppservers, databaseKeys } from '../links.js';
-import type { Store } from '../loader.js';
-import { descendants, osTree } from '../os-tree.js';
-import { RELATED_TABLES, TARGET } from '../resources.js';
-import { cells } from '../table-data.js';
-import type { Cell, RecordBody, Ref } from '../types.js';
-import type { ResourceName } from '../../../spec/resources.js';
+import { TARGET } from '../resources.js';
+import type { Cell, LinkList, RecordBody, Ref } from '../types.js';
 import { recordHistory } from './history.js';
 
+/** Links shown per kind: the sync's links files keep as many (LINKS_KEPT in src/browser/links.ts) and the count. */
 const LINKS_SHOWN = 100;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -68,94 +64,48 @@ function fieldRow(table: HTMLElement, k: string, v: unknown): void {
   } else td.appendChild(valueNode(v));
 }
 
-function linkList(store: Store, title: string, r: string, ids: readonly string[], more?: string | null): HTMLElement {
-  const s = el('section', null, { class: 'links' });
-  s.appendChild(el('h3', `${title} (${ids.length})`));
-  const ul = s.appendChild(el('ul', null, { class: 'results' }));
-  for (const id of ids.slice(0, LINKS_SHOWN)) ul.appendChild(el('li')).appendChild(el('a', store.nameOf(r, id), { href: href(r, id) }));
-  if (ids.length === 0) ul.appendChild(el('li', 'none', { class: 'muted' }));
-  if (more && ids.length > 0) ul.appendChild(el('li')).appendChild(el('a', ids.length > LINKS_SHOWN ? `all ${ids.length} in the table →` : 'as a table →', { href: more }));
-  return s;
-}
-
 /** A list of linked records whose names the sync wrote beside their ids: no table needed. */
-function refList(title: string, r: string, refs: readonly Ref[], more?: string | null): HTMLElement {
+function refList(title: string, r: string, list: LinkList, more?: string | null): HTMLElement {
+  const { refs, total } = list;
   const s = el('section', null, { class: 'links' });
-  s.appendChild(el('h3', `${title} (${refs.length})`));
+  s.appendChild(el('h3', `${title} (${total})`));
   const ul = s.appendChild(el('ul', null, { class: 'results' }));
   for (const [id, name] of refs.slice(0, LINKS_SHOWN)) ul.appendChild(el('li')).appendChild(el('a', name || id, { href: href(r, id) }));
-  if (refs.length === 0) ul.appendChild(el('li', 'none', { class: 'muted' }));
-  if (more && refs.length > 0) ul.appendChild(el('li')).appendChild(el('a', refs.length > LINKS_SHOWN ? `all ${refs.length} in the table →` : 'as a table →', { href: more }));
+  if (total === 0) ul.appendChild(el('li', 'none', { class: 'muted' }));
+  if (more && total > 0) ul.appendChild(el('li')).appendChild(el('a', total > LINKS_SHOWN ? `all ${total} in the table →` : 'as a table →', { href: more }));
   return s;
 }
 
+const NONE: LinkList = { refs: [], total: 0 };
+
 /**
- * The links of a server, an application or an appserver: from its links bucket and its own table
- * chunk, a few hundred records and a few thousand rows whatever the inventory's size.
+ * A record's linked records: from its links bucket (and, for a server, its OS from its own table
+ * chunk), a few hundred records and a few thousand rows whatever the inventory's size.
  */
-function linkedSections(r: string, links: Map<string, Ref[]>, cell: (col: string) => Cell): HTMLElement[] {
-  const of = (kind: string): Ref[] => links.get(kind) ?? [];
+function linkedSections(r: string, id: string, links: Map<string, LinkList>, cell: ((col: string) => Cell) | undefined): HTMLElement[] {
+  const of = (kind: string): LinkList => links.get(kind) ?? NONE;
   if (r === 'servers') {
-    const os = cell('operating_system.id');
+    const os = cell?.('operating_system.id');
     const apps = of('appservers');
+    const osRefs: Ref[] = Array.isArray(os) && os[0] !== undefined ? [[os[0], fmt(cell!('operating_system')) || os[0]]] : [];
     return [
-      refList('Operating system', 'operating_systems', Array.isArray(os) && os[0] !== undefined ? [[os[0], fmt(cell('operating_system')) || os[0]]] : []),
+      refList('Operating system', 'operating_systems', { refs: osRefs, total: osRefs.length }),
       refList('Applications on this server', 'applications', of('applications')),
-      refList('Appservers on this server', 'appservers', apps, apps.length ? `#/appservers?f.server_name=${encodeURIComponent(fmt(cell('name')))}` : null),
+      refList('Appservers on this server', 'appservers', apps, cell && apps.total ? `#/appservers?f.server_name=${encodeURIComponent(fmt(cell('name')))}` : null),
       refList('Databases on this server', 'databases', of('databases')),
     ];
   }
   if (r === 'applications') return [refList('Servers of its instances', 'servers', of('servers'))];
-  return [refList('Server', 'servers', of('servers'))];
-}
-
-/** Resources whose record pages read their links from links buckets. */
-const LINKED = new Set(['servers', 'applications', 'appservers']);
-
-const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
-
-/** The linked records that whole tables tell: an operating system's servers and descendants, a database's servers. */
-function related(store: Store, r: string, id: string, i: number): HTMLElement[] {
-  const out: HTMLElement[] = [];
-  const T = store.tables.get(r)!;
-  if (r === 'operating_systems') {
-    const tree = osTree(T);
-    const set = descendants(tree, id);
-    const S = store.tables.get('servers');
-    const on: string[] = [];
-    if (S) {
-      const sos = cells(S, 'operating_system.id');
-      for (let k = 0; k < S.n; k++) {
-        const v = sos[k];
-        if (Array.isArray(v) && v[0] !== undefined && set.has(v[0])) on.push(S.ids[k]!);
-      }
-    }
-    out.push(linkList(store, 'Servers on it or on a descendant', 'servers', on, `#/servers?f.operating_system=${encodeURIComponent(id)}`));
-    out.push(linkList(store, 'Descendant systems', 'operating_systems', tree.children.get(id) ?? []));
-  }
-  if (r === 'databases') {
-    const ids = T.cols.get('servers.id')?.[i];
-    out.push(linkList(store, 'Servers', 'servers', Array.isArray(ids) ? ids : []));
-  }
-  return out;
-}
-
-/** What the record's own details tell: a database's connecting appservers and, through them, their servers. */
-function relatedFromRecord(store: Store, r: string, record: RecordBody, i: number): HTMLElement[] {
-  const A = store.tables.get('appservers');
-  if (r !== 'databases' || !A) return [];
-  const T = store.tables.get(r)!;
-  const names = T.cols.get('servers')?.[i];
-  const apps = connectedAppservers(A, databaseKeys(record, Array.isArray(names) ? names : []));
-  const serverIds = cells(A, 'server_id');
-  const servers = unique(apps.map((a) => serverIds[A.pos.get(a)!]).filter((s): s is string => typeof s === 'string' && s !== ''));
-  return [linkList(store, 'Appservers that connect to it', 'appservers', apps), linkList(store, 'Servers of those appservers', 'servers', servers)];
+  if (r === 'appservers') return [refList('Server', 'servers', of('servers')), refList('Databases it connects to', 'databases', of('databases'))];
+  if (r === 'databases') return [refList('Servers', 'servers', of('servers')), refList('Appservers that connect to it', 'appservers', of('appservers')), refList('Servers of those appservers', 'servers', of('appserver_servers'))];
+  if (r === 'operating_systems') return [refList('Servers on it or on a descendant', 'servers', of('servers'), `#/servers?f.operating_system=${encodeURIComponent(id)}`), refList('Descendant systems', 'operating_systems', of('children'))];
+  return [];
 }
 
 /**
  * A record's page. The record's own bucket (a few hundred records) comes first, so its fields show
- * at once whatever the inventory's size; the links, which need whole tables, follow when those
- * have loaded, and only then is the view marked ready.
+ * at once whatever the inventory's size; its links bucket follows (and a server's table chunk),
+ * and only then is the view marked ready. No whole table is loaded.
  */
 export function recordView(ctx: Ctx, r: string, id: string): void {
   const { store } = ctx;
@@ -163,11 +113,10 @@ export function recordView(ctx: Ctx, r: string, id: string): void {
   store.withRecord(r, id, (record) => {
     if (!isCurrent(ctx)) return;
     if (record) return drawRecord(ctx, r, id, record, fmt(record.name) || id);
-    // Not in its bucket: the table says whether the record exists at all.
-    store.withTable(r, (T) => {
+    // Not in its bucket: its table chunk says whether the record exists at all.
+    store.withRow(r, id, (cell) => {
       if (!isCurrent(ctx)) return;
-      const i = T.pos.get(id);
-      if (i !== undefined) return drawRecord(ctx, r, id, undefined, fmt(T.cols.get('name')![i]) || id);
+      if (cell) return drawRecord(ctx, r, id, undefined, fmt(cell('name')) || id);
       clear();
       view().appendChild(el('h2', `No ${r} record with id ${id}`));
       ready('missing', `No ${r} record with id ${id}`);
@@ -191,25 +140,14 @@ function drawRecord(ctx: Ctx, r: string, id: string, record: RecordBody | undefi
   const pending = right.appendChild(el('p', 'loading links…', { class: 'muted' }));
   const history = right.appendChild(recordHistory(store, r, id));
   document.title = `${name} · Inventory mirror`;
-  if (LINKED.has(r)) {
-    store.withLinks(r, id, (links) =>
-      store.withRow(r, id, (cell) => {
-        if (!isCurrent(ctx)) return;
-        pending.remove();
-        for (const s of linkedSections(r, links, cell)) right.insertBefore(s, history);
-        ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
-      }),
-    );
-    return;
-  }
-  store.withTables(RELATED_TABLES[r as ResourceName] ?? [r], () => {
-    if (!isCurrent(ctx)) return;
-    pending.remove();
-    const i = store.tables.get(r)!.pos.get(id);
-    if (i !== undefined) {
-      for (const s of related(store, r, id, i)) right.insertBefore(s, history);
-      if (record) for (const s of relatedFromRecord(store, r, record, i)) right.insertBefore(s, history);
-    }
-    ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
-  });
+  const show = (cell: ((col: string) => Cell) | undefined): void =>
+    store.withLinks(r, id, (links) => {
+      if (!isCurrent(ctx)) return;
+      pending.remove();
+      for (const sec of linkedSections(r, id, links, cell)) right.insertBefore(sec, history);
+      ready('record', `${name}, ${r.replace(/_/g, ' ')}`);
+    });
+  // Only a server's page needs its row (the operating system the views gave it): one table chunk.
+  if (r === 'servers') store.withRow(r, id, show);
+  else show(undefined);
 }

@@ -7,7 +7,7 @@ import { chipText, OPERATORS, isOperator, opValue, parseFilters, withFilter, wit
 import { colLabel, hashOf, label } from '../format.js';
 import { osTree, type OsTree } from '../os-tree.js';
 import { DEFAULT_COLS, FACETS } from '../resources.js';
-import { cells, choosable, facetValues, matcher, matching, searchedFields, visibleCols } from '../table-data.js';
+import { cells, choosable, facetValues, filterRows, matcher, searchedFields, sortRows, visibleCols } from '../table-data.js';
 import type { Cell, History, Table } from '../types.js';
 import { CHANGED_COLUMN, lastChanged } from '../changes.js';
 import type { ResourceName } from '../../../spec/resources.js';
@@ -168,7 +168,8 @@ export function tableView(ctx: Ctx, r: string, params: URLSearchParams): void {
     const T = store.tables.get(r)!;
     markChanged(T, history);
     const tree = needs.includes('operating_systems') ? osTree(store.tables.get('operating_systems')) : undefined;
-    const rows = matching(T, params, tree);
+    // The rows kept, in table order; sorted only as far as the page shown (an export sorts them all).
+    const rows = filterRows(T, params, tree);
     const cols = visibleCols(T, params, DEFAULT_COLS[resource] ?? ['name']);
     const filters = parseFilters(params);
     clear();
@@ -206,12 +207,12 @@ export function tableView(ctx: Ctx, r: string, params: URLSearchParams): void {
     bomLabel.appendChild(document.createTextNode(' BOM for Excel'));
     const csv = bar.appendChild(el('button', 'Export CSV', { type: 'button', id: 'export-csv' }));
     csv.addEventListener('click', () => {
-      const { header, data } = exportRows(T, rows, cols);
+      const { header, data } = exportRows(T, sortRows(T, rows, params), cols);
       download(exportName(r, chipParts, 'csv'), 'text/csv;charset=utf-8', toCsv(header, data, bom.checked));
     });
     const json = bar.appendChild(el('button', 'Export JSON', { type: 'button', id: 'export-json' }));
     json.addEventListener('click', () => {
-      const { header, data } = exportRows(T, rows, cols);
+      const { header, data } = exportRows(T, sortRows(T, rows, params), cols);
       download(exportName(r, chipParts, 'json'), 'application/json', toJson(header, data));
     });
     const filterBar = v.appendChild(el('div', null, { class: 'filterbar' }));
@@ -247,7 +248,7 @@ export function tableView(ctx: Ctx, r: string, params: URLSearchParams): void {
       if (sort === c || sort === `-${c}`) th.setAttribute('aria-sort', sort === c ? 'ascending' : 'descending');
     }
     const body = table.appendChild(el('tbody'));
-    for (const i of rows.slice((page - 1) * PAGE, page * PAGE)) {
+    for (const i of sortRows(T, rows, params, page * PAGE).slice((page - 1) * PAGE)) {
       const tr = body.appendChild(el('tr'));
       for (const c of cols) {
         const cell = T.cols.get(c)![i];
