@@ -8,26 +8,19 @@
  * used: the list is read from the file instead.
  */
 import { ValidationError } from '../errors.js';
+import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { valueFields, type RedactPolicy } from '../redact/policy.js';
 import { redacts } from '../redact/redact.js';
 import type { ResourceName } from '../spec/resources.js';
 import { ItemPlaces, Summarizer, type ListSummary } from './list-summary.js';
 
-/** Items encoded per piece of text: a summary of 200 000 servers is written without one long string. */
-const PIECE = 4096;
+/**
+ * Items per chunk: the summary is an array of chunks, each parsed on its own, so neither writing
+ * nor reading a summary of 200 000 servers holds it whole as strings (about 25 MB).
+ */
+const CHUNK_ITEMS = 4096;
 
-/** A JSON array of `count` values, `value(n)` each (already JSON text with `raw`), in pieces. */
-function* arrayPieces(count: number, value: (n: number) => unknown, raw = false): Generator<string> {
-  yield '[';
-  for (let from = 0; from < count; from += PIECE) {
-    const part: unknown[] = [];
-    for (let n = from; n < Math.min(count, from + PIECE); n++) part.push(value(n));
-    yield (from === 0 ? '' : ',') + (raw ? part.join(',') : JSON.stringify(part).slice(1, -1));
-  }
-  yield ']';
-}
-
-/** The summary of `list` as JSON text in pieces, or undefined when it has no layout to keep. */
+/** The summary of `list` as JSON text in pieces (a chunk each), or undefined when it has no layout to keep. */
 export function encodeListCache(list: ListSummary): Iterable<string> | undefined {
   const layout = list.layout;
   if (!layout || layout.length !== list.ids.length) return undefined;
@@ -38,23 +31,27 @@ function* listPieces(list: ListSummary, layout: ItemPlaces): Generator<string> {
   const count = list.ids.length;
   // nameAt holds '' for an item without a string name; only a server's name set tells a '' name apart.
   const emptyName = list.resource === 'servers' && list.names.has('');
-  yield '{"ids":';
-  yield* arrayPieces(count, (n) => list.ids.at(n));
-  yield ',"names":';
-  yield* arrayPieces(count, (n) => {
-    const name = list.nameAt.at(n);
-    return name === '' && !emptyName ? null : name;
-  });
-  yield `,"stamped":${list.stamped},"types":${JSON.stringify([...list.types])}`;
-  if (list.refs.length === count) {
-    yield ',"refs":';
-    yield* arrayPieces(count, (n) => list.refs.at(n), true);
+  const refs = list.refs.length === count;
+  yield `{"stamped":${list.stamped},"types":${JSON.stringify([...list.types])},"chunks":[`;
+  for (let from = 0; from < count; from += CHUNK_ITEMS) {
+    const chunk: { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[] } = { ids: [], names: [], gaps: [], lengths: [] };
+    const refTexts: string[] = [];
+    let end = from === 0 ? 0 : layout.at(from - 1).at + layout.at(from - 1).length;
+    for (let n = from; n < Math.min(count, from + CHUNK_ITEMS); n++) {
+      chunk.ids.push(list.ids.at(n));
+      const name = list.nameAt.at(n);
+      chunk.names.push(name === '' && !emptyName ? null : name);
+      const { at, length } = layout.at(n);
+      chunk.gaps.push(at - end);
+      chunk.lengths.push(length);
+      end = at + length;
+      if (refs) refTexts.push(list.refs.at(n));
+    }
+    // The references are JSON texts already: put in as they are.
+    const text = JSON.stringify(chunk);
+    yield `${from === 0 ? '' : ','}${refs ? `${text.slice(0, -1)},"refs":[${refTexts.join(',')}]}` : text}`;
   }
-  yield ',"gaps":';
-  yield* arrayPieces(count, (n) => layout.at(n).at - (n === 0 ? 0 : layout.at(n - 1).at + layout.at(n - 1).length));
-  yield ',"lengths":';
-  yield* arrayPieces(count, (n) => layout.at(n).length);
-  yield '}';
+  yield ']}';
 }
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -67,23 +64,13 @@ interface DecodeOptions {
   fileSize: number;
 }
 
-/** The summary kept in `bytes` (JSON) of the published list of `resource`, or undefined when it is not usable. */
-export function decodeListCache(resource: ResourceName, bytes: Buffer, options: DecodeOptions): ListSummary | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { ids, names, stamped, types, refs, gaps, lengths } = value as Record<string, unknown>;
+/** Reads the items of one chunk into `summary`; the end of the last item, or undefined when the chunk does not hold together. */
+function takeChunk(summary: Summarizer, chunk: unknown, stamped: boolean, referring: boolean, end: number): number | undefined {
+  if (typeof chunk !== 'object' || chunk === null) return undefined;
+  const { ids, names, refs, gaps, lengths } = chunk as Record<string, unknown>;
   const count = Array.isArray(ids) ? ids.length : -1;
-  const referring = resource === 'databases' || resource === 'appservers';
   const sameLength = (v: unknown): v is unknown[] => Array.isArray(v) && v.length === count;
-  if (!sameLength(ids) || count > options.maxRecords || !sameLength(names) || !sameLength(gaps) || !sameLength(lengths) || typeof stamped !== 'boolean') return undefined;
-  if (!Array.isArray(types) || !types.every((t) => typeof t === 'string' && t.length > 0) || (referring && !sameLength(refs))) return undefined;
-  const summary = new Summarizer(resource, options.where, options.maxRecords, new ItemPlaces());
-  let end = 0;
+  if (!sameLength(ids) || !sameLength(names) || !sameLength(gaps) || !sameLength(lengths) || (referring && !sameLength(refs))) return undefined;
   for (let n = 0; n < count; n++) {
     const id = ids[n];
     const name = names[n];
@@ -94,13 +81,33 @@ export function decodeListCache(resource: ResourceName, bytes: Buffer, options: 
     end = at + length;
     summary.takeCached(id, { name, updatedAt: stamped ? '' : undefined, ref: referring ? (refs as unknown[])[n] : undefined }, at, length);
   }
-  if (end > options.fileSize) return undefined;
-  for (const type of types as string[]) summary.types.add(type);
+  return end;
+}
+
+/** The summary kept in `bytes` (JSON) of the published list of `resource`, or undefined when it is not usable. */
+export function decodeListCache(resource: ResourceName, bytes: Buffer, options: DecodeOptions): ListSummary | undefined {
+  const scanner = new EnvelopeScanner('chunks');
+  const summary = new Summarizer(resource, options.where, options.maxRecords, new ItemPlaces());
+  const referring = resource === 'databases' || resource === 'appservers';
+  let end = 0;
   try {
+    const chunks = scanner.push(bytes);
+    scanner.end();
+    const head = new Map(scanner.members.map((m) => [m.key, JSON.parse(m.bytes.toString('utf8')) as unknown]));
+    const stamped = head.get('stamped');
+    const types = head.get('types');
+    if (typeof stamped !== 'boolean' || !Array.isArray(types) || !types.every((t) => typeof t === 'string' && t.length > 0)) return undefined;
+    for (const chunk of chunks) {
+      const reached = takeChunk(summary, JSON.parse(chunk.bytes.toString('utf8')), stamped, referring, end);
+      if (reached === undefined) return undefined;
+      end = reached;
+    }
+    if (end > options.fileSize) return undefined;
+    for (const type of types as string[]) summary.types.add(type);
     return summary.finish(false);
   } catch (error) {
-    // An id twice: not a list we published.
-    if (error instanceof ValidationError) return undefined;
+    // Not JSON, more records than sync.maxRecords, an id twice: not a summary of a list we published.
+    if (error instanceof ScanError || error instanceof SyntaxError || error instanceof ValidationError) return undefined;
     throw error;
   }
 }

@@ -16,7 +16,8 @@ import { tempDir } from '../helpers/tmp.js';
 import { snapshotData } from '../helpers/tree.js';
 import { useUpstream } from '../helpers/upstream.js';
 
-type Kept = { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[]; refs?: unknown[]; types: string[]; stamped: boolean };
+type Chunk = { ids: unknown[]; names: unknown[]; gaps: unknown[]; lengths: unknown[]; refs?: unknown[] };
+type Kept = { stamped: boolean; types: string[]; chunks: Chunk[] };
 
 /** The summary of `resource`'s list in the folder's run metadata. */
 const keptOf = (out: string, resource: string): Kept => (JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as Record<string, Kept>)[`list ${resource}`]!;
@@ -35,11 +36,13 @@ async function itemsOf(out: string, resource: string): Promise<[string, number, 
 /** The items a kept summary describes: id, start, length. */
 function described(kept: Kept): [string, number, number][] {
   let end = 0;
-  return kept.ids.map((id, n) => {
-    const at = end + kept.gaps[n]!;
-    end = at + kept.lengths[n]!;
-    return [id, at, kept.lengths[n]!];
-  });
+  return kept.chunks.flatMap((chunk) =>
+    chunk.ids.map((id, n): [string, number, number] => {
+      const at = end + (chunk.gaps[n] as number);
+      end = at + (chunk.lengths[n] as number);
+      return [id as string, at, chunk.lengths[n] as number];
+    }),
+  );
 }
 
 describe('list summaries in the run metadata', () => {
@@ -80,6 +83,17 @@ describe('list summaries in the run metadata', () => {
     expect(readFileSync(file, 'utf8')).toBe(published);
   });
 
+  it('hold a list longer than one chunk, item for item', () => {
+    const summary = new Summarizer('servers', 'test', 10_000, new ItemPlaces());
+    for (let n = 0; n < 5000; n++) summary.takeCached(String(n), { name: n === 7 ? '' : `s${n}`, updatedAt: n === 9 ? undefined : 'x' }, 10 + 20 * n, 14);
+    const list = summary.finish(false);
+    const decoded = decodeListCache('servers', Buffer.from([...encodeListCache(list)!].join('')), { where: 'test', maxRecords: 10_000, fileSize: 100_010 })!;
+    expect(Array.from(decoded.ids)).toEqual(Array.from(list.ids));
+    expect(Array.from(decoded.nameAt)).toEqual(Array.from(list.nameAt));
+    expect([decoded.names.has(''), decoded.stamped]).toEqual([true, false]);
+    expect([decoded.places!.at(4095), decoded.places!.at(4096), decoded.places!.at(4999)]).toEqual([list.places!.at(4095), list.places!.at(4096), list.places!.at(4999)]);
+  });
+
   it('are refused, not trusted, when they do not hold together', () => {
     const summary = new Summarizer('databases', 'test', 100, new ItemPlaces());
     summary.takeCached('1', { name: 'a', updatedAt: '2026-01-01', ref: ['s1'] }, 20, 30);
@@ -92,16 +106,19 @@ describe('list summaries in the run metadata', () => {
     expect([Array.from(decoded.ids), Array.from(decoded.nameAt), Array.from(decoded.refs), [...decoded.types], decoded.stamped]).toEqual([['1', '2'], ['a', ''], ['["s1"]', 'null'], ['postgres'], true]);
     expect([decoded.places!.at(0), decoded.places!.at(1)]).toEqual([{ at: 20, length: 30 }, { at: 56, length: 40 }]);
 
+    const chunk = kept.chunks[0]!;
+    const withChunk = (change: Partial<Chunk>): Kept => ({ ...kept, chunks: [{ ...chunk, ...change }] });
     const broken: [string, unknown][] = [
-      ['an item past the end of the file', { ...kept, lengths: [30, 400] }],
-      ['an id twice', { ...kept, ids: ['1', '1'] }],
-      ['arrays of other lengths', { ...kept, names: ['a'] }],
-      ['an id that is not a string', { ...kept, ids: ['1', 2] }],
-      ['no references for databases', { ...kept, refs: undefined }],
+      ['an item past the end of the file', withChunk({ lengths: [30, 400] })],
+      ['an id twice', withChunk({ ids: ['1', '1'] })],
+      ['arrays of other lengths', withChunk({ names: ['a'] })],
+      ['an id that is not a string', withChunk({ ids: ['1', 2] })],
+      ['no references for databases', withChunk({ refs: undefined })],
+      ['no types', { ...kept, types: undefined }],
       ['not an object', 'lists'],
     ];
     for (const [what, value] of broken) expect(decodeListCache('databases', json(value), options), what).toBeUndefined();
     expect(decodeListCache('databases', json(kept), { ...options, maxRecords: 1 }), 'more records than sync.maxRecords').toBeUndefined();
-    expect(decodeListCache('databases', Buffer.from('{"ids":['), options), 'not JSON').toBeUndefined();
+    expect(decodeListCache('databases', Buffer.from('{"chunks":[{"ids":['), options), 'not JSON').toBeUndefined();
   });
 });
