@@ -28,6 +28,7 @@ import { CHANGES_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../snapshot/paths
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { currentBootId } from '../state/boot.js';
 import type { Content } from '../util/atomic-write.js';
+import { allSettled } from '../util/concurrent.js';
 import { scrub } from '../util/secrets.js';
 import { FindingSet, type Finding } from '../validate/findings.js';
 import { shapeFacts } from '../validate/quality.js';
@@ -171,7 +172,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     progress.planned(chosen.length);
     const leaks = new RedactionLeaks();
     const listContext = { client, previous: previous?.snapshot, next, redact: config.redact, leaks, maxRecords: settings.maxRecords, cached: previous?.lists };
-    const lists = Object.fromEntries(await Promise.all(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
+    const lists = Object.fromEntries(await allSettled(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
     if (warnings) nameOf = nameLookup(lists);
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters, chosen);

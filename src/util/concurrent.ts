@@ -59,3 +59,15 @@ export async function* roundRobin<T>(sources: readonly AsyncIterator<T>[]): Asyn
     await Promise.all(live.map((source) => source.return?.()));
   }
 }
+
+/**
+ * Promise.all, except that a failure is thrown only once every promise has settled: work still
+ * writing (a list streaming into staging) must not go on after the caller, told of the failure,
+ * has cleaned up after it.
+ */
+export async function allSettled<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+}

@@ -3,7 +3,7 @@
  * its list's order, and a pass stopped by a failure must close the list files still being read.
  */
 import { describe, expect, it } from 'vitest';
-import { forEachConcurrent, roundRobin } from '../../src/util/concurrent.js';
+import { allSettled, forEachConcurrent, roundRobin } from '../../src/util/concurrent.js';
 
 async function* source(name: string, count: number, closed: string[]): AsyncGenerator<string> {
   try {
@@ -32,5 +32,18 @@ describe('roundRobin', () => {
     await expect(forEachConcurrent(roundRobin([source('a', 5, closed), source('b', 5, closed)]), 1, work)).rejects.toThrow('record b1 failed');
     expect(done).toEqual(['a0', 'b0', 'a1']);
     expect(closed.sort()).toEqual(['a', 'b']);
+  });
+});
+
+describe('allSettled', () => {
+  it('throws the first failure only once the other work has finished', async () => {
+    const done: string[] = [];
+    const slow = new Promise<string>((resolve) => setTimeout(() => resolve('slow'), 30)).then((value) => {
+      done.push(value);
+      return value;
+    });
+    await expect(allSettled([Promise.reject(new Error('list too large')), slow])).rejects.toThrow('list too large');
+    expect(done).toEqual(['slow']);
+    expect(await allSettled([Promise.resolve(1), Promise.resolve(2)])).toEqual([1, 2]);
   });
 });
