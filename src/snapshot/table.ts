@@ -32,6 +32,29 @@ export interface Validators {
   refs?: string | undefined;
 }
 
+/**
+ * The validators of a table's entries as columns, one row per entry in some order (see
+ * http-cache.ts): raw bytes where the table keeps raw bytes, so run metadata is written and read
+ * without a string or an object per entry.
+ */
+export interface ValidatorColumns {
+  /** Per row: 0 no ETag, 1 a weak and 2 a strong one of 32 hex digits (in `etags`), 3 another (in `otherEtags`). */
+  kinds: Buffer;
+  /** 16 bytes per row. */
+  etags: Buffer;
+  /** 12 bytes per row: the list item's digest, where `hasItem` is 1. */
+  items: Buffer;
+  hasItem: Buffer;
+  /** 4 bytes per row, little-endian: the run that last fetched or confirmed the entry (0: none). */
+  seen: Buffer;
+  otherEtags: Map<number, string>;
+  modified: Map<number, string>;
+  refs: (string | null)[];
+}
+
+/** Bytes per row of each byte column of ValidatorColumns. */
+export const COLUMN_WIDTHS = { kinds: 1, etags: 16, items: 12, hasItem: 1, seen: 4 } as const;
+
 const enum Etag {
   None = 0,
   Weak = 1,
@@ -186,6 +209,54 @@ export class FileTable {
     if (i >= this.#offset) return this.#setOwnValidators(i - this.#offset, validators);
     if (sameValidators(this.validators(i), validators)) return;
     this.set(this.#base!.path(i), this.#base!.#rawHash(i), this.#base!.fileSize(i), validators);
+  }
+
+  /** The validators of entries `order` (indexes), row n for `order[n]`. */
+  validatorColumns(order: readonly number[]): ValidatorColumns {
+    const count = order.length;
+    const columns: ValidatorColumns = {
+      kinds: Buffer.alloc(count * COLUMN_WIDTHS.kinds),
+      etags: Buffer.alloc(count * COLUMN_WIDTHS.etags),
+      items: Buffer.alloc(count * COLUMN_WIDTHS.items),
+      hasItem: Buffer.alloc(count * COLUMN_WIDTHS.hasItem),
+      seen: Buffer.alloc(count * COLUMN_WIDTHS.seen),
+      otherEtags: new Map(),
+      modified: new Map(),
+      refs: new Array<string | null>(count).fill(null),
+    };
+    for (let n = 0; n < count; n++) this.#rowInto(order[n]!, columns, n);
+    return columns;
+  }
+
+  /**
+   * Takes the validators of every entry from `columns`, row k for entry k: for a table read from
+   * a manifest, whose rows are in its order. False, with nothing taken, when the columns do not
+   * fit the table (a row count or width off, an unknown kind).
+   */
+  loadValidatorColumns(columns: ValidatorColumns): boolean {
+    const count = this.#count;
+    if (this.#base || this.#etagKind !== EMPTY) return false;
+    for (const [name, width] of Object.entries(COLUMN_WIDTHS)) if (columns[name as keyof typeof COLUMN_WIDTHS].length !== count * width) return false;
+    if (columns.refs.length !== count) return false;
+    for (let k = 0; k < count; k++) {
+      const kind = columns.kinds[k]!;
+      if (kind > Etag.Other || (kind === Etag.Other) !== columns.otherEtags.has(k) || columns.hasItem[k]! > 1) return false;
+    }
+    for (const k of [...columns.otherEtags.keys(), ...columns.modified.keys()]) if (!(Number.isSafeInteger(k) && k >= 0 && k < count)) return false;
+    this.#etagKind = columns.kinds;
+    this.#etags = columns.etags;
+    this.#items = columns.items;
+    this.#hasItem = columns.hasItem;
+    this.#seen = columns.seen;
+    // Adopted as they are; room for entries beyond them is made as for any table.
+    this.#sizeValidators(this.#capacity);
+    for (const [k, etag] of columns.otherEtags) this.#otherEtags.set(k, etag);
+    for (const [k, date] of columns.modified) this.#modified.set(k, date);
+    for (let k = 0; k < count; k++) {
+      const refs = columns.refs[k];
+      if (refs) this.#refs.set(k, refs);
+    }
+    return true;
   }
 
   indexOf(path: string): number | undefined {
@@ -374,6 +445,31 @@ export class FileTable {
   #holds(i: number, sha256: string | Buffer, size: number): boolean {
     if (this.fileSize(i) !== size) return false;
     return typeof sha256 === 'string' ? this.sha256(i) === sha256 : this.#rawHash(i).equals(sha256.subarray(0, HASH_BYTES));
+  }
+
+  /** Copies entry `i`'s validators into row `n` of `columns`. */
+  #rowInto(i: number, columns: ValidatorColumns, n: number): void {
+    if (i < this.#offset) {
+      this.#base!.#rowInto(i, columns, n);
+      const seen = this.#seenOver?.[i];
+      if (seen) columns.seen.writeUInt32LE(seen, n * COLUMN_WIDTHS.seen);
+      return;
+    }
+    const k = i - this.#offset;
+    if (this.#etagKind === EMPTY) return;
+    const kind = this.#etagKind[k]!;
+    columns.kinds[n] = kind;
+    if (kind === Etag.Weak || kind === Etag.Strong) this.#etags.copy(columns.etags, n * ETAG_BYTES, k * ETAG_BYTES, (k + 1) * ETAG_BYTES);
+    else if (kind === Etag.Other) columns.otherEtags.set(n, this.#otherEtags.get(k)!);
+    if (this.#hasItem[k]) {
+      columns.hasItem[n] = 1;
+      this.#items.copy(columns.items, n * ITEM_BYTES, k * ITEM_BYTES, (k + 1) * ITEM_BYTES);
+    }
+    this.#seen.copy(columns.seen, n * 4, k * 4, k * 4 + 4);
+    const modified = this.#modified.get(k);
+    if (modified !== undefined) columns.modified.set(n, modified);
+    const refs = this.#refs.get(k);
+    if (refs !== undefined) columns.refs[n] = refs;
   }
 
   /** Holds base entry `j` as it is. */

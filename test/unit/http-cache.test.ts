@@ -1,0 +1,86 @@
+/**
+ * The run metadata's validator columns (`_meta/http-cache.json`): what a sync writes is what the
+ * next one reads back, entry for entry, and a cache that does not hold together is not used at all.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { httpCacheChunks, readHttpCache } from '../../src/snapshot/http-cache.js';
+import { FileTable, type Validators } from '../../src/snapshot/table.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const MANIFEST = 'f'.repeat(64);
+const HEAD = { run: 9, verified: 4, service: 'http://127.0.0.1:1' };
+
+/** Files in manifest order, with every form of validators a table keeps. */
+const FILES: [string, Validators | undefined][] = [
+  ['_meta/quality.json', undefined],
+  ['servers.json', { etag: 'W/"0123456789abcdef0123456789abcdef"' }],
+  ['servers/1.json', { etag: '"fedcba9876543210fedcba9876543210"', item: 'AbCdEfGhIjKlMnOp', seen: 7, refs: '3/12 3/13' }],
+  ['servers/2.json', { etag: 'W/"not-hex"', lastModified: 'Mon, 23 Nov 2026 10:00:00 GMT', seen: 9 }],
+  ['servers/3.json', { lastModified: 'Tue, 24 Nov 2026 10:00:00 GMT', item: 'zzzzzzzzzzzzzzzz' }],
+];
+
+function tableOf(withValidators: boolean): FileTable {
+  const table = new FileTable();
+  FILES.forEach(([path, validators], n) => table.set(path, String(n).repeat(64), 10 + n, withValidators ? validators : undefined));
+  return table;
+}
+
+function writeCache(dir: string, table: FileTable): string {
+  mkdirSync(join(dir, '_meta'), { recursive: true });
+  const file = join(dir, '_meta/http-cache.json');
+  writeFileSync(file, [...httpCacheChunks(table, FILES.map((_, n) => n), MANIFEST, HEAD, new Map([['servers', ['{"stamped":true}']]]))].join(''));
+  return file;
+}
+
+describe('the run metadata', () => {
+  it('reads back every validator it wrote, with its head and list summaries', async () => {
+    const dir = tempDir();
+    writeCache(dir, tableOf(true));
+    const read = tableOf(false);
+    const cache = await readHttpCache(dir, read, MANIFEST);
+    expect(cache && { run: cache.run, verified: cache.verified, service: cache.service }).toEqual(HEAD);
+    expect(cache && cache.lists.get('servers')?.toString()).toBe('{"stamped":true}');
+    FILES.forEach(([path, validators], n) => expect([path, read.validators(n)]).toEqual([path, validators && expect.objectContaining(validators)]));
+  });
+
+  it('writes the rows of a derived table in the order asked for, runs confirmed since included', () => {
+    const base = tableOf(true);
+    const next = FileTable.over(base);
+    for (let n = FILES.length - 1; n >= 0; n--) next.copyFrom(base, n);
+    next.confirm(base.indexOf('servers/1.json')!, 12);
+    const columns = next.validatorColumns(FILES.map(([path]) => next.indexOf(path)!));
+    expect(columns.seen.readUInt32LE(2 * 4)).toBe(12);
+    expect(columns.refs[2]).toBe('3/12 3/13');
+    expect(columns.otherEtags.get(3)).toBe('W/"not-hex"');
+    expect(columns.modified.get(4)).toBe('Tue, 24 Nov 2026 10:00:00 GMT');
+  });
+
+  const damage: [string, (cache: Record<string, unknown>) => Record<string, unknown>][] = [
+    ['an older format', (c) => ({ ...c, format: 4 })],
+    ['another manifest', (c) => ({ ...c, manifest: 'e'.repeat(64) })],
+    ['another file count', (c) => ({ ...c, count: FILES.length + 1 })],
+    ['a column cut short', (c) => ({ ...c, etags: (c.etags as string).slice(0, 8) })],
+    ['a column that is not base64', (c) => ({ ...c, seen: '!'.repeat((c.seen as string).length) })],
+    ['an unknown ETag kind', (c) => ({ ...c, kinds: Buffer.from([0, 1, 2, 3, 7]).toString('base64') })],
+    ['an other ETag missing', (c) => ({ ...c, otherEtags: {} })],
+    ['a row number out of range', (c) => ({ ...c, modified: { 99: 'x' } })],
+    ['references that are not strings', (c) => ({ ...c, refs: [1, 2, 3, 4, 5] })],
+    ['a run before the verified one', (c) => ({ ...c, run: 3 })],
+  ];
+  it.each(damage)('is not used at all when it has %s', async (_, change) => {
+    const dir = tempDir();
+    const file = writeCache(dir, tableOf(true));
+    writeFileSync(file, JSON.stringify(change(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)));
+    const read = tableOf(false);
+    expect(await readHttpCache(dir, read, MANIFEST)).toBe(false);
+    FILES.forEach((_, n) => expect(read.validators(n)).toBeUndefined());
+  });
+
+  it('is not used when it is not JSON', async () => {
+    const dir = tempDir();
+    writeFileSync(writeCache(dir, tableOf(true)), '{"format":5,"count":');
+    expect(await readHttpCache(dir, tableOf(false), MANIFEST)).toBe(false);
+  });
+});
