@@ -12,7 +12,7 @@ function isIndexKey(key: string): boolean {
 }
 
 /** `keys` in JavaScript's own-property order. */
-export function jsKeyOrder(keys: readonly string[]): string[] {
+function jsKeyOrder(keys: readonly string[]): string[] {
   const indexes = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return [...indexes, ...keys.filter((key) => !isIndexKey(key))];
 }
