@@ -12,7 +12,13 @@ function isIndexKey(key: string): boolean {
 }
 
 /** `keys` in JavaScript's own-property order. */
-export function jsKeyOrder(keys: readonly string[]): string[] {
+function jsKeyOrder(keys: readonly string[]): string[] {
   const indexes = keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b));
   return [...indexes, ...keys.filter((key) => !isIndexKey(key))];
+}
+
+/** Members of an envelope (key and JSON bytes) parsed, in the order a whole parse would hold them. */
+export function parsedInOrder(members: readonly { key: string; bytes: Buffer }[]): [string, unknown][] {
+  const values = new Map(members.map((m) => [m.key, JSON.parse(m.bytes.toString('utf8')) as unknown]));
+  return jsKeyOrder([...values.keys()]).map((key) => [key, values.get(key)]);
 }

@@ -8,6 +8,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NameCollisionError, ValidationError } from '../errors.js';
+import { withoutItems } from '../json/without.js';
 import { sha256 } from '../snapshot/manifest.js';
 import { isOutsideSnapshot, WORK_DIR } from '../snapshot/paths.js';
 import type { PublishedSnapshot } from '../snapshot/published.js';
@@ -23,9 +24,23 @@ export interface NextStream {
   abort(): Promise<void>;
 }
 
+/**
+ * A list or view of the new snapshot whose published form is its bytes so far (the body the pull
+ * staged, or the previous snapshot's copy it kept) without the items of some records: a value
+ * decided by the assembly (sync/assemble.ts finalLists), written by NextSnapshot.writeCut.
+ */
+export interface ListCut {
+  /** The snapshot file. */
+  file: string;
+  /** Its envelope key (the resource). */
+  key: string;
+  /** The ids of the items left out. */
+  without: ReadonlySet<string>;
+}
+
 interface PutOptions {
   validators?: Validators | undefined;
-  /** A file put earlier in this run may be put again (a list rewritten without gone records); else a second file under one name is an error. */
+  /** A file put earlier in this run may be put again (a record fetched again, a file masked by redact.values); else a second file under one name is an error. */
   replace?: boolean;
   /** The bytes' digest (hex), when the caller has it already (made on the record thread). */
   sha256?: string;
@@ -111,6 +126,25 @@ export class NextSnapshot {
       },
       abort: () => staged.abort(),
     };
+  }
+
+  /**
+   * Writes a list or view in its published form (see ListCut), streamed: the pull's copy is read
+   * once and the final one written once, both a piece at a time. It is not the service's body any
+   * more, so it has no validators: the next sync asks for it whole. Nothing to do when the new
+   * snapshot has no such file.
+   */
+  async writeCut(cut: ListCut): Promise<void> {
+    const source = this.readStream(cut.file);
+    if (!source) return;
+    const staged = await this.stream(cut.file, { replace: true });
+    try {
+      for await (const piece of withoutItems(source, cut.key, cut.without, cut.file)) await staged.write(piece);
+    } catch (error) {
+      await staged.abort();
+      throw error;
+    }
+    await staged.finish();
   }
 
   /**

@@ -10,8 +10,9 @@ import { emptyChangeSet, withFindings, type ChangeSet } from '../diff/engine.js'
 import { nextHistory } from '../diff/history.js';
 import { countRecords, indexFiles } from '../index/tree.js';
 import type { ViewKey } from '../index/views.js';
+import type { ListCut } from '../publish/next.js';
 import type { RedactPolicy } from '../redact/policy.js';
-import { CHANGES_FILE, QUALITY_FILE } from '../snapshot/paths.js';
+import { CHANGES_FILE, filterFile, listFile, QUALITY_FILE } from '../snapshot/paths.js';
 import type { FileTable } from '../snapshot/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { FindingGroup } from '../validate/findings.js';
@@ -78,6 +79,25 @@ export interface Assembled {
   refused: { massRemoval?: MassRemoval | undefined; strict?: StrictProblem | undefined };
   /** The folder's change history was not ours, and starts afresh. */
   historyRestarted: boolean;
+}
+
+/**
+ * The lists and views published otherwise than the pull staged them: every list and view of a
+ * resource some of whose listed records answered 404 as single records, without those records, so
+ * that every item published has its record file (the pull found them `gone`). Pure: the new
+ * snapshot writes them (NextSnapshot.writeCut). Decided before the rest of the assembly, since
+ * redaction by value reads the files as they will be published.
+ */
+export function finalLists(gone: Record<ResourceName, readonly string[]>, views: readonly ViewKey[]): ListCut[] {
+  const cuts: ListCut[] = [];
+  for (const resource of RESOURCE_NAMES) {
+    if (gone[resource].length === 0) continue;
+    const without = new Set(gone[resource]);
+    cuts.push({ file: listFile(resource), key: resource, without });
+    // Every view of the resource, whether it showed one of them or not: none is the service's body any more (see writeCut).
+    for (const view of views) if (view.resource === resource) cuts.push({ file: filterFile(resource, view.param, view.value), key: resource, without });
+  }
+  return cuts;
 }
 
 /** The changes of the resources mirrored: a dropped resource's files leave the snapshot, but its records were not removed from the inventory. */

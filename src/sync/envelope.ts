@@ -1,12 +1,11 @@
 /**
  * List-shaped bodies (`{"<resource>": [ ... ]}`: lists and filtered views) streamed item by item
  * into a staged file in their published form: each item checked and redacted as it comes, the
- * envelope's other members kept in place. Used for bodies from the service and for rewriting a
- * published list without the records that answered 404.
+ * envelope's other members kept in place.
  */
 import { BodyFault, ValidationError } from '../errors.js';
 import { EnvelopeEncoder } from '../json/encode.js';
-import { jsKeyOrder } from '../json/order.js';
+import { parsedInOrder } from '../json/order.js';
 import { EnvelopeScanner, type ScannedElement } from '../json/scan.js';
 import type { NextSnapshot, NextStream } from '../publish/next.js';
 
@@ -71,19 +70,14 @@ function envelopeParts(scanner: EnvelopeScanner, where: string): { before: [stri
     throw new BodyFault(`${where}: envelope key "${scanner.key}" is missing or not an array (keys: ${keys || 'none'})`);
   }
   if (scanner.members.some((m) => m.key === scanner.key)) throw new ValidationError(`${where}: the envelope holds "${scanner.key}" twice`);
-  const parse = (members: typeof scanner.members): [string, unknown][] => {
-    const values = new Map(members.map((m) => [m.key, JSON.parse(m.bytes.toString('utf8')) as unknown]));
-    return jsKeyOrder([...values.keys()]).map((key) => [key, values.get(key)]);
-  };
-  return { before: parse(scanner.members.slice(0, scanner.membersBefore)), after: parse(scanner.members.slice(scanner.membersBefore)) };
+  return { before: parsedInOrder(scanner.members.slice(0, scanner.membersBefore)), after: parsedInOrder(scanner.members.slice(scanner.membersBefore)) };
 }
 
 /**
  * What to do with each item: return the text to publish for it (already encoded at depth 2, see
- * EnvelopeEncoder.element; bytes are copied before the next item is read) or the value to encode,
- * or `skip` to leave it out.
+ * EnvelopeEncoder.element; bytes are copied before the next item is read) or the value to encode.
  */
-type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => Text | { value: unknown } | 'skip';
+type ItemHandler = (element: ScannedElement, encoder: EnvelopeEncoder) => Text | { value: unknown };
 
 interface StageEnvelope {
   next: NextSnapshot;
@@ -118,7 +112,6 @@ export async function stageEnvelope(options: StageEnvelope): Promise<NextStream>
           await add(encoder.head());
         }
         const out = onItem(element, encoder);
-        if (out === 'skip') continue;
         const separator = encoder.separator();
         const text = typeof out === 'string' || Buffer.isBuffer(out) ? out : encoder.element(out.value);
         // Most items fit: no promise per item.
@@ -148,24 +141,4 @@ export async function stageEnvelope(options: StageEnvelope): Promise<NextStream>
     await staged.abort();
     throw error;
   }
-}
-
-/** The id of an item as published (an object with a string id: the list checked it). */
-function itemId(element: ScannedElement): string {
-  return (JSON.parse(element.bytes.toString('utf8')) as { id: string }).id;
-}
-
-/** Rewrites a file of the new snapshot without the items whose id `drop` holds; no validators (not the service's body any more). */
-export async function dropItems(next: NextSnapshot, file: string, key: string, drop: ReadonlySet<string>): Promise<void> {
-  const source = next.readStream(file);
-  if (!source) return;
-  const staged = await stageEnvelope({
-    next,
-    file,
-    key,
-    where: file,
-    body: source,
-    onItem: (element) => (drop.has(itemId(element)) ? 'skip' : element.bytes),
-  });
-  await staged.finish();
 }

@@ -32,7 +32,7 @@ import { allSettled } from '../util/concurrent.js';
 import { scrub } from '../util/secrets.js';
 import { FindingSet, type Finding } from '../validate/findings.js';
 import { shapeFacts } from '../validate/quality.js';
-import { assemble } from './assemble.js';
+import { assemble, finalLists } from './assemble.js';
 import { describeChanges } from './changes.js';
 import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
 import { keptListSummaries } from './list-cache.js';
@@ -199,6 +199,8 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     await records.close();
     progress.done();
     stopped();
+    // The lists and views as published: without the records that answered 404.
+    for (const cut of finalLists(pulled.gone, views)) await next.writeCut(cut);
     for (const warning of leaks.warnings(config.redact)) log.warn(warning);
     const masked = valueFields(config.redact).length ? await maskValuesInSnapshot(next, valueFields(config.redact)) : undefined;
     if (masked) {

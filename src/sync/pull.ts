@@ -24,7 +24,7 @@ import type { Finding } from '../validate/findings.js';
 import type { Shape } from '../validate/record.js';
 import { checkRecord } from '../validate/structure.js';
 import { fetchConditional } from './conditional.js';
-import { dropItems, stageEnvelope } from './envelope.js';
+import { stageEnvelope } from './envelope.js';
 import { itemDigest, type ListSummary } from './list-summary.js';
 import { resolveReferences } from '../index/references.js';
 import { markCascades, Reason, recordValidators, type Plan, type Position, type ViewPlan } from './plan.js';
@@ -53,7 +53,7 @@ export interface Pulled {
   reread: Record<ResourceName, Set<string>>;
   /** Views kept unread (their earlier findings are carried over), as `resource\0label`. */
   keptViews: Set<string>;
-  /** Records listed but answering 404 as single records: left out of the snapshot. */
+  /** Records listed but answering 404 as single records: left out of the snapshot, and of its lists and views (assemble.ts finalLists). */
   gone: Record<ResourceName, string[]>;
   /** Fields only one rendering carries, from the records read. */
   shapes: Map<ResourceName, Shape>;
@@ -69,7 +69,7 @@ const perResource = <T>(make: () => T): Record<ResourceName, T> => Object.fromEn
 /** A record's list item as published: its bytes are read only when the record is. */
 type ItemBytes = () => Buffer | Promise<Buffer>;
 
-/** Fetches every view, then every record, as `plan` says; records that answered 404 leave the lists and views. */
+/** Fetches every view, then every record, as `plan` says; records that answered 404 are returned as `gone`, the files staged as they came. */
 export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled> {
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map(), changedUnlisted: new Set() };
   const names = recordNames(ctx.lists);
@@ -121,15 +121,8 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
     const positions = byResource(marked);
     await forEachConcurrent(roundRobin(RESOURCE_NAMES.map((resource) => recordJobs(resource, positions[resource]))), ctx.width, (job) => job());
   }
-  for (const resource of RESOURCE_NAMES) {
-    const gone = pulled.gone[resource];
-    if (gone.length === 0) continue;
-    for (const id of gone) ctx.report({ resource, id, field: '', code: 'gone' });
-    // The published list and views lack these records, so they are not the service's bodies.
-    const drop = new Set(gone);
-    await dropItems(ctx.next, listFile(resource), resource, drop);
-    for (const { view } of plan.views) if (view.resource === resource) await dropItems(ctx.next, filterFile(resource, view.param, view.value), resource, drop);
-  }
+  // What the lists and views become without them is the assembly's to decide (finalLists).
+  for (const resource of RESOURCE_NAMES) for (const id of pulled.gone[resource]) ctx.report({ resource, id, field: '', code: 'gone' });
   return pulled;
 }
 

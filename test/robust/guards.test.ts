@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordFile } from '../../src/snapshot/paths.js';
+import { singlePath } from '../../src/spec/resources.js';
 import { listFiles, verifyFolder } from '../../src/verify/verify.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli.js';
@@ -95,6 +96,43 @@ describe('a record deleted during the sync', () => {
     for (const view of views) expect(ids(view)).not.toContain(victim);
     expect(ids('servers.json').every((id) => existsSync(join(out, `servers/${id}.json`)))).toBe(true);
     expect(result.records.servers).toBe(39);
+  });
+
+  it('one gone on a re-sync leaves the list and views kept from 304s; the next sync rewrites nothing, and one after it comes back publishes it again', async () => {
+    const upstream = await useUpstream({ scale: 40 });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const ids = (path: string) => (JSON.parse(readFileSync(join(out, path), 'utf8')) as { servers: { id: string }[] }).servers.map((s) => s.id);
+    const victim = ids('servers.json')[4]!;
+    const views = (await listFiles(out)).filter((p) => p.startsWith('servers/_filter/'));
+    const showing = views.filter((view) => ids(view).includes(victim));
+    // Its operating system's view and its by_virtual one at least.
+    expect(showing.length).toBeGreaterThanOrEqual(2);
+    const single = singlePath('servers', victim);
+    upstream.override(single, { status: 404, body: '{"error":"Not Found"}' });
+
+    const gone = await syncInto(upstream, out);
+    expect(gone.findings.groups).toContainEqual(expect.objectContaining({ resource: 'servers', code: 'gone', count: 1 }));
+    expect(existsSync(join(out, recordFile('servers', victim)))).toBe(false);
+    expect(ids('servers.json')).not.toContain(victim);
+    for (const view of views) expect(ids(view)).not.toContain(victim);
+    expect(await verifyFolder(out)).toMatchObject({ missing: [], altered: [], extra: [] });
+
+    // The service still lists it and still answers 404: the same snapshot, no file written again.
+    const runFiles = (state: Map<string, unknown>) => new Map([...state].filter(([path]) => path !== '_meta/last-sync.json' && path !== '_meta/http-cache.json'));
+    const before = runFiles(await treeState(out));
+    const again = await syncInto(upstream, out);
+    expect(again.status).toBe('unchanged');
+    expect(again.findings.groups).toContainEqual(expect.objectContaining({ resource: 'servers', code: 'gone', count: 1 }));
+    expect(runFiles(await treeState(out))).toEqual(before);
+
+    // The lists and views published without it were not the service's bodies: asked for whole, they bring it back.
+    upstream.override(single, undefined);
+    const back = await syncInto(upstream, out);
+    expect(back.findings.groups.filter((g) => g.code === 'gone')).toEqual([]);
+    expect(existsSync(join(out, recordFile('servers', victim)))).toBe(true);
+    expect(ids('servers.json')).toContain(victim);
+    for (const view of showing) expect(ids(view)).toContain(victim);
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * The pure steps of a sync, without a network: what the plan asks the service for each body,
- * and the assembly's mass-removal decision.
+ * and the assembly's decisions: the lists without the records that answered 404, mass removal.
  */
 import { describe, expect, it } from 'vitest';
-import { massRemovalProblem } from '../../src/sync/assemble.js';
+import { finalLists, massRemovalProblem } from '../../src/sync/assemble.js';
 import { itemDigest, ItemDigests, type ListSummary } from '../../src/sync/list-summary.js';
 import { plan, Reason, recordValidators } from '../../src/sync/plan.js';
 import { filterFile, recordFile } from '../../src/snapshot/paths.js';
@@ -90,5 +90,27 @@ describe('assemble: the mass-removal guard', () => {
   it('lets pass a loss within the share, and any loss of a resource too small to judge', () => {
     expect(massRemovalProblem(counts(1000), counts(500), settings)).toBeUndefined();
     expect(massRemovalProblem(counts(99), counts(0), settings)).toBeUndefined();
+  });
+});
+
+describe('assemble: the lists and views without the records that answered 404', () => {
+  const none = (): Record<ResourceName, string[]> => ({ applications: [], databases: [], operating_systems: [], servers: [], appservers: [] });
+  const views = [
+    { resource: 'servers' as const, param: 'by_virtual', value: '1' },
+    { resource: 'servers' as const, param: 'by_system', value: 'debian' },
+    { resource: 'databases' as const, param: 'by_type', value: 'mysql' },
+  ];
+
+  it('cuts the list and every view of a resource with a gone record, and nothing else', () => {
+    const cuts = finalLists({ ...none(), servers: ['7', '9'] }, views);
+    expect(cuts).toEqual([
+      { file: 'servers.json', key: 'servers', without: new Set(['7', '9']) },
+      { file: filterFile('servers', 'by_virtual', '1'), key: 'servers', without: new Set(['7', '9']) },
+      { file: filterFile('servers', 'by_system', 'debian'), key: 'servers', without: new Set(['7', '9']) },
+    ]);
+  });
+
+  it('leaves every file as the pull staged it when no record is gone', () => {
+    expect(finalLists(none(), views)).toEqual([]);
   });
 });
