@@ -89,6 +89,15 @@ export class EnvelopeScanner {
   /** Elements seen so far. */
   count = 0;
 
+  /**
+   * The members completed since the last call, handed over and no longer kept here: a reader of
+   * an envelope whose members are long (run metadata) lets each go once decoded. Not for a
+   * scanner that streams a member (membersBefore counts the members kept).
+   */
+  takeMembers(): { key: string; bytes: Buffer }[] {
+    return this.members.splice(0);
+  }
+
   #state = S.Start;
   #offset = 0;
   /** Bytes of the token or value being captured, from earlier chunks. */

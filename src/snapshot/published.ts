@@ -7,8 +7,8 @@
  * the next snapshot writes it afresh whatever the manifest says.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { createReadStream, lstatSync, type Dirent } from 'node:fs';
+import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HashSet } from '../util/string-set.js';
 import { sha256, type ManifestRead } from './manifest.js';
@@ -34,18 +34,23 @@ function sizeMatches(path: string, size: number): boolean {
   }
 }
 
-/** The files present in the folders that hold `paths` (one listing per folder, no stat per file), as a compact set. */
-function filesInFolders(dir: string, paths: Iterable<string>): HashSet {
+/** The folders that hold `paths` ('' for the top), each once. */
+export function foldersOf(paths: Iterable<string>): Set<string> {
   const folders = new Set<string>();
   for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  return folders;
+}
+
+/**
+ * The files present in `folders` of `dir` (one listing per folder, no stat per file), as a compact
+ * set. The listings run in the thread pool, so a caller can read other files meanwhile: at 200 000
+ * servers they take a quarter of a second.
+ */
+export async function filesInFolders(dir: string, folders: Iterable<string>): Promise<HashSet> {
   const listed = HashSet.builder();
+  // One folder at a time: the listing of the records' folders is the bulk, and holding them all at once cost 20 MB.
   for (const folder of folders) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(join(dir, folder), { withFileTypes: true });
-    } catch {
-      continue;
-    }
+    const entries = await readdir(join(dir, folder), { withFileTypes: true }).catch((): Dirent[] => []);
     const prefix = folder ? `${folder}/` : '';
     for (const entry of entries) if (entry.isFile()) listed.add(prefix + entry.name);
   }
@@ -70,9 +75,12 @@ export class PublishedSnapshot {
     this.#listed = listed;
   }
 
-  /** The snapshot of `dir` as `manifest` lists it; `sameBoot`: last synced in this boot (see above). */
-  static of(dir: string, manifest: ManifestRead, options: { sameBoot?: boolean } = {}): PublishedSnapshot {
-    return new PublishedSnapshot(dir, manifest, options.sameBoot ? filesInFolders(dir, manifest.table.paths()) : undefined);
+  /**
+   * The snapshot of `dir` as `manifest` lists it; `listed`: the files its folders hold (see
+   * filesInFolders), when it was last synced in this boot (see above).
+   */
+  static of(dir: string, manifest: ManifestRead, listed?: HashSet): PublishedSnapshot {
+    return new PublishedSnapshot(dir, manifest, listed);
   }
 
   has(path: string): boolean {

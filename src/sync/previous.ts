@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { readManifest } from '../snapshot/manifest-read.js';
 import { CHANGES_FILE, MANIFEST_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
-import { PublishedSnapshot } from '../snapshot/published.js';
+import { filesInFolders, foldersOf, PublishedSnapshot } from '../snapshot/published.js';
 import { checkFoldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
@@ -42,7 +42,8 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const { table } = manifest;
   // Never read a snapshot through a link out of the folder.
   await checkFoldersOf(dir, table.paths());
-  const snapshot = PublishedSnapshot.of(dir, manifest, { sameBoot: await syncedInBoot(dir, bootId) });
+  // Listed while the run metadata is read.
+  const listing = (await syncedInBoot(dir, bootId)) ? filesInFolders(dir, foldersOf(table.paths())) : undefined;
   // The validators stand for bodies as published under the previous redaction policy: a 304
   // under another policy would keep a file the new one must change.
   const i = table.indexOf(REDACTION_FILE);
@@ -53,6 +54,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // files that are fetched: every body is fetched again.
   const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
+  const snapshot = PublishedSnapshot.of(dir, manifest, await listing);
   return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 
