@@ -53,7 +53,7 @@ export interface ValidatorColumns {
 }
 
 /** Bytes per row of each byte column of ValidatorColumns. */
-export const COLUMN_WIDTHS = { kinds: 1, etags: 16, items: 12, hasItem: 1, seen: 4 } as const;
+export const COLUMN_WIDTHS = { kinds: 1, etags: ETAG_BYTES, items: ITEM_BYTES, hasItem: 1, seen: 4 } as const;
 
 const enum Etag {
   None = 0,
