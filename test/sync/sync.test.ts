@@ -1,6 +1,7 @@
 /**
  * The pipeline end to end: the real CLI against the real simulated service.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +79,30 @@ describe('sync', () => {
     const verify = await runCli(['verify', '--dir', out]);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain(`altered: servers/`);
+  });
+
+  it('writes a manifest that lists the same files in another form (compact, escaped, out of order) back in its own form', async () => {
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const file = join(out, '_meta/manifest.json');
+    const cacheFile = join(out, '_meta/http-cache.json');
+    const own = readFileSync(file, 'utf8');
+    const manifest = JSON.parse(own) as { files: Record<string, unknown> };
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const { writeFileSync } = await import('node:fs');
+    // The same entries in the same order: the run metadata bound to the new form stays usable, so the
+    // next sync keeps every file and only the manifest's form differs.
+    for (const form of [JSON.stringify(manifest), own.replace('"servers.json"', '"\\u0073ervers.json"')]) {
+      writeFileSync(file, form);
+      writeFileSync(cacheFile, readFileSync(cacheFile, 'utf8').replace(`"manifest":"${sha(own)}"`, `"manifest":"${sha(form)}"`));
+      expect((await runCli(['verify', '--dir', out])).code).toBe(0);
+      const result = await syncInto(upstream, out);
+      expect([result.files.written, result.notModified]).toEqual([0, result.requests]);
+      expect(readFileSync(file, 'utf8')).toBe(own);
+    }
+    writeFileSync(file, `${JSON.stringify({ ...manifest, files: Object.fromEntries(Object.entries(manifest.files).reverse()) }, null, 2)}\n`);
+    expect((await syncInto(upstream, out)).files.written).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(own);
   });
 
   it('fetches every filtered view the contract lists and indexes them in _meta/filters.json', async () => {
