@@ -64,23 +64,35 @@ export class PublishedSnapshot {
   readonly table: FileTable;
   /** The sha256 of the manifest's bytes (what run metadata is bound to). */
   readonly manifestSha256: string;
-  /** The files the folder holds, when listings stand in for sizes (same boot); else undefined. */
-  readonly #listed: HashSet | undefined;
+  /** Whether the manifest's bytes are the ones a sync writes for its entries in the order they are listed. */
+  readonly manifestExact: boolean;
+  /** The files the folder holds, once listed, when listings stand in for sizes (same boot); else undefined. */
+  #listed: HashSet | undefined;
+  readonly #listing: Promise<void>;
   readonly #damaged = new Set<string>();
 
-  private constructor(dir: string, manifest: ManifestRead, listed: HashSet | undefined) {
+  private constructor(dir: string, manifest: ManifestRead, listing: Promise<HashSet> | undefined) {
     this.dir = dir;
     this.table = manifest.table;
     this.manifestSha256 = manifest.sha256;
-    this.#listed = listed;
+    this.manifestExact = manifest.exact;
+    this.#listing = listing ? listing.then((listed) => void (this.#listed = listed)) : Promise.resolve();
+    // Awaited by listed(); a failure is its to report, not an unhandled rejection meanwhile.
+    this.#listing.catch(() => undefined);
   }
 
   /**
-   * The snapshot of `dir` as `manifest` lists it; `listed`: the files its folders hold (see
-   * filesInFolders), when it was last synced in this boot (see above).
+   * The snapshot of `dir` as `manifest` lists it; `listing`: the files its folders hold (see
+   * filesInFolders), when it was last synced in this boot (see above). Until the listing is in,
+   * a file's size says whether it is intact, as in another boot.
    */
-  static of(dir: string, manifest: ManifestRead, listed?: HashSet): PublishedSnapshot {
-    return new PublishedSnapshot(dir, manifest, listed);
+  static of(dir: string, manifest: ManifestRead, listing?: Promise<HashSet>): PublishedSnapshot {
+    return new PublishedSnapshot(dir, manifest, listing);
+  }
+
+  /** Resolves once the folder's listing (when there is one) stands in for sizes: before asking about many files. */
+  listed(): Promise<void> {
+    return this.#listing;
   }
 
   has(path: string): boolean {

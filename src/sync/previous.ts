@@ -42,7 +42,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const { table } = manifest;
   // Never read a snapshot through a link out of the folder.
   await checkFoldersOf(dir, table.paths());
-  // Listed while the run metadata is read.
+  // Listed while the run metadata is read and the lists are pulled (see PublishedSnapshot.listed).
   const listing = (await syncedInBoot(dir, bootId)) ? filesInFolders(dir, foldersOf(table.paths())) : undefined;
   // The validators stand for bodies as published under the previous redaction policy: a 304
   // under another policy would keep a file the new one must change.
@@ -54,7 +54,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // files that are fetched: every body is fetched again.
   const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
-  const snapshot = PublishedSnapshot.of(dir, manifest, await listing);
+  const snapshot = PublishedSnapshot.of(dir, manifest, listing);
   return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 
