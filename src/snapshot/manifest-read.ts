@@ -72,6 +72,13 @@ class CanonicalReader<T> {
   #head = true;
   #done = false;
   #first = true;
+  /** A path came escaped (`\u0073`): the entries are exact, the bytes not the ones a sync writes. */
+  #escaped = false;
+
+  /** Whether the bytes were exactly manifestChunks' for the entries in the order read. */
+  get exact(): boolean {
+    return !this.#escaped;
+  }
 
   push(chunk: Buffer): void {
     if (this.#done) {
@@ -117,6 +124,8 @@ class CanonicalReader<T> {
         const path = stringBetween(buf, pathAt, pathEnd);
         // Not a snapshot's path: the general reader refuses it by name.
         if (!isSnapshotPath(path)) throw new NotCanonical();
+        // A snapshot's path needs no escape in JSON: its bytes are its characters, unless escaped.
+        if (pathEnd - pathAt - 1 !== path.length) this.#escaped = true;
         at = pathEnd;
         expect(at, SHA_OPEN);
         at += SHA_OPEN.length;
@@ -155,7 +164,7 @@ class CanonicalReader<T> {
  * it is not a manifest of ours. The canonical form is read fast; anything else is read again whole
  * by parseManifest, so `again` must give the bytes once more.
  */
-export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, sink: () => ManifestSink<T>): Promise<{ entries: T; sha256: string } | undefined> {
+export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, sink: () => ManifestSink<T>): Promise<{ entries: T; sha256: string; exact: boolean } | undefined> {
   const reader = new CanonicalReader(sink());
   const hash = createHash('sha256');
   try {
@@ -163,7 +172,7 @@ export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: 
       hash.update(chunk);
       reader.push(chunk);
     }
-    return { entries: reader.end(), sha256: hash.digest('hex') };
+    return { entries: reader.end(), sha256: hash.digest('hex'), exact: reader.exact };
   } catch (error) {
     if (!(error instanceof NotCanonical)) throw error;
     const read = parseManifest(await again());
@@ -171,14 +180,14 @@ export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: 
     const other = sink();
     for (let i = 0; i < read.table.size; i++) other.add(read.table.path(i), Buffer.from(read.table.sha256(i), 'hex'), read.table.fileSize(i));
     const entries = other.done();
-    return entries === undefined ? undefined : { entries, sha256: read.sha256 };
+    return entries === undefined ? undefined : { entries, sha256: read.sha256, exact: false };
   }
 }
 
 /** readManifestInto a FileTable. */
 export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, expected?: number): Promise<ManifestRead | undefined> {
   const read = await readManifestInto(chunks, again, () => fileTableSink(expected));
-  return read && { table: read.entries, sha256: read.sha256 };
+  return read && { table: read.entries, sha256: read.sha256, exact: read.exact };
 }
 
 /** Reads `dir`'s manifest as it streams from disk; undefined when there is none or it is not ours. */

@@ -58,6 +58,8 @@ export function encodeManifest(table: FileTable): Buffer {
 export interface ManifestRead {
   table: FileTable;
   sha256: string;
+  /** Whether its bytes are the ones manifestChunks writes for its entries in the order read (sorted, they are a sync's own). */
+  exact: boolean;
 }
 
 /** Reads manifest text piece by piece into a table; throws a ScanError on anything but our format. */
@@ -93,7 +95,7 @@ class ManifestReader {
     if (!this.#scanner.found || members.size !== 2 || members.get('format') !== '1' || members.get('generator') !== '"inventory-mirror"') {
       throw new ScanError('not a manifest of inventory-mirror (format 1)');
     }
-    return { table: this.table, sha256: this.#hash.digest('hex') };
+    return { table: this.table, sha256: this.#hash.digest('hex'), exact: false };
   }
 }
 

@@ -194,6 +194,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     next.expect(Math.ceil((chosen.length + views.length + listed) * 1.01) + 1024);
 
     // Pull every view and record as planned.
+    await previous?.snapshot.listed();
     const pulled = await pullRecords(planned, { client, previous: previous?.snapshot, next, records, redact: config.redact, leaks, lists, width: settings.concurrency * 2 + WAITING_ROOM, report });
     // Its heap (15-20 MB) is no use to assembling and publishing, where a large sync peaks.
     await records.close();
@@ -262,8 +263,9 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       await next.staging.discard();
       return outcome;
     }
-    const manifest = await stageManifest(next);
-    const pending = pendingOf(next, manifest.order);
+    const order = next.entries.sortedIndexes();
+    const pending = pendingOf(next, order);
+    const manifest = await stageManifest(next, order, pending.written.length === 0 && pending.removed.length === 0);
     const outcome = result(pending.written.length || pending.removed.length ? 'published' : 'unchanged', pending);
     const committed = await publish(next, {
       manifest,

@@ -63,6 +63,19 @@ describe('readManifestChunks', () => {
     expect(summary(await readManifestChunks(pieces(compact, 50), async () => compact))).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: hash('sha256', compact, 'hex') });
   });
 
+  it('says whether the bytes are exactly the ones a sync writes for the entries read: a sync keeps such a manifest as it is', async () => {
+    const canonical = encodeManifest(table(PATHS));
+    const escaped = Buffer.from(canonical.toString().replace('"servers.json"', '"\\u0073ervers.json"'));
+    const compact = Buffer.from(JSON.stringify(JSON.parse(canonical.toString())));
+    for (const size of [1, 7, 64, canonical.length]) {
+      expect((await readManifestChunks(pieces(canonical, size), async () => canonical))?.exact, `pieces of ${size}`).toBe(true);
+      const read = await readManifestChunks(pieces(escaped, size), async () => escaped);
+      expect(summary(read)).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: hash('sha256', escaped, 'hex') });
+      expect(read?.exact, `escaped, pieces of ${size}`).toBe(false);
+    }
+    expect((await readManifestChunks(pieces(compact, 64), async () => compact))?.exact).toBe(false);
+  });
+
   it('refuses a manifest that lists a path no snapshot has, by both readers', async () => {
     for (const path of HOSTILE) {
       const bytes = encodeManifest(table(['servers.json', path]));
