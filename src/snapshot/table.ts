@@ -231,8 +231,35 @@ export class FileTable {
       modified: new Map(),
       refs: new Array<string | null>(count).fill(null),
     };
-    for (let n = 0; n < count; n++) this.#rowInto(order[n]!, columns, n);
+    const base = this.#base;
+    // Base entries in their own rows (all of them, when nothing changed) are copied as blocks.
+    const blocks = base !== undefined && base.#etagKind !== EMPTY;
+    const inBlock = (n: number): boolean => blocks && n < base!.size && order[n] === n;
+    for (let n = 0; n < count; ) {
+      if (!inBlock(n)) {
+        this.#rowInto(order[n]!, columns, n++);
+        continue;
+      }
+      let end = n;
+      while (end < count && inBlock(end)) end++;
+      for (const [name, width] of Object.entries(COLUMN_WIDTHS)) base!.#column(name as keyof typeof COLUMN_WIDTHS).copy(columns[name as keyof typeof COLUMN_WIDTHS], n * width, n * width, end * width);
+      for (let j = n; j < end; j++) {
+        const seen = this.#seenOver?.[j];
+        if (seen) columns.seen.writeUInt32LE(seen, j * 4);
+      }
+      n = end;
+    }
+    if (blocks) {
+      for (const [k, etag] of base!.#otherEtags) if (inBlock(k)) columns.otherEtags.set(k, etag);
+      for (const [k, modified] of base!.#modified) if (inBlock(k)) columns.modified.set(k, modified);
+      for (const [k, refs] of base!.#refs) if (inBlock(k)) columns.refs[k] = refs;
+    }
     return columns;
+  }
+
+  /** One of the own validator columns, by its name in ValidatorColumns. */
+  #column(name: keyof typeof COLUMN_WIDTHS): Buffer {
+    return { kinds: this.#etagKind, etags: this.#etags, items: this.#items, hasItem: this.#hasItem, seen: this.#seen }[name];
   }
 
   /**
@@ -245,11 +272,16 @@ export class FileTable {
     if (this.#base || this.#etagKind !== EMPTY) return false;
     for (const [name, width] of Object.entries(COLUMN_WIDTHS)) if (columns[name as keyof typeof COLUMN_WIDTHS].length !== count * width) return false;
     if (columns.refs.length !== count) return false;
+    // Every Other kind has its ETag and every ETag its Other kind: counted, not looked up row by row.
+    let others = 0;
     for (let k = 0; k < count; k++) {
       const kind = columns.kinds[k]!;
-      if (kind > Etag.Other || (kind === Etag.Other) !== columns.otherEtags.has(k) || columns.hasItem[k]! > 1) return false;
+      if (kind > Etag.Other || columns.hasItem[k]! > 1) return false;
+      if (kind === Etag.Other) others++;
     }
-    for (const k of [...columns.otherEtags.keys(), ...columns.modified.keys()]) if (!(Number.isSafeInteger(k) && k >= 0 && k < count)) return false;
+    if (others !== columns.otherEtags.size) return false;
+    for (const k of columns.otherEtags.keys()) if (!(Number.isSafeInteger(k) && k >= 0 && k < count && columns.kinds[k] === Etag.Other)) return false;
+    for (const k of columns.modified.keys()) if (!(Number.isSafeInteger(k) && k >= 0 && k < count)) return false;
     this.#etagKind = columns.kinds;
     this.#etags = columns.etags;
     this.#items = columns.items;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSegment, encodeSegment, filterFile, recordFile } from '../../src/snapshot/paths.js';
+import { decodeSegment, encodeSegment, filterFile, parseRecordFile, recordFile } from '../../src/snapshot/paths.js';
 
 describe('file names of ids and filter values', () => {
   it('keeps ids made of the safe characters as they are', () => {
@@ -46,5 +46,17 @@ describe('file names of ids and filter values', () => {
     expect(Buffer.byteLength(n1)).toBeLessThanOrEqual(200);
     expect(n1).not.toBe(n2);
     expect(encodeSegment('日'.repeat(200))).not.toMatch(/%[0-9A-F]?~/);
+  });
+});
+
+describe('parseRecordFile', () => {
+  it('takes exactly `<resource>/<name>.json` of the five resources', () => {
+    const record = ['servers/1.json', 'databases/a.b.json', 'appservers/%2E%2E.json', 'operating_systems/x~0123.json', 'applications/.json.json', 'servers/\n.json'];
+    const other = ['servers.json', 'servers/.json', 'servers/1.json/x.json', 'servers/_filter/by_system/1.json', 'widgets/1.json', 'constructor/1.json', '/servers/1.json', 'servers/1.jsonx', 'servers/1.JSON', 'servers//1.json', '_meta/manifest.json', 'servers/1json'];
+    for (const path of record) {
+      const slash = path.indexOf('/');
+      expect(parseRecordFile(path), path).toEqual({ resource: path.slice(0, slash), name: path.slice(slash + 1, -'.json'.length) });
+    }
+    for (const path of other) expect(parseRecordFile(path), path).toBeUndefined();
   });
 });

@@ -84,3 +84,26 @@ describe('a table with room made for its files', () => {
     expect(table.has('servers/6001.json')).toBe(false);
   });
 });
+
+describe('validator columns of a table derived from the previous snapshot', () => {
+  it('hold the same rows whether entries are copied as blocks or row by row: kept, confirmed, replaced, dropped and added alike', () => {
+    const base = new FileTable();
+    for (let n = 0; n < 40; n++) {
+      const etag = n % 5 === 0 ? `"other-${n}"` : n % 5 === 1 ? `W/"${n.toString(16).padStart(32, '0')}"` : n % 5 === 2 ? `"${n.toString(16).padStart(32, '0')}"` : undefined;
+      base.set(`servers/${String(n).padStart(2, '0')}.json`, hex((n % 10).toString()), n, { etag, lastModified: n % 7 === 0 ? 'Mon, 23 Nov 2026 10:00:00 GMT' : undefined, item: n % 3 === 0 ? item : undefined, seen: n % 4, refs: n % 6 === 0 ? `servers:${n + 1}` : undefined });
+    }
+    const table = FileTable.over(base);
+    for (let j = 0; j < base.size; j++) if (j !== 37) table.holdBase(j, base.path(j));
+    table.confirm(base.indexOf('servers/05.json')!, 9);
+    table.confirm(base.indexOf('servers/30.json')!, 11);
+    table.set('servers/35.json', hex('f'), 99, { etag: '"replaced"', seen: 12 });
+    table.set('servers/99.json', hex('e'), 7, { etag: 'W/"added"', item, refs: 'servers:1' });
+
+    const order = table.sortedIndexes();
+    // The first 35 rows are the base's own: one block.
+    expect(order.slice(0, 36)).toEqual([...Array.from({ length: 35 }, (_, n) => n), 40]);
+    const rowByRow = new FileTable();
+    for (const i of order) rowByRow.set(table.path(i), table.sha256(i), table.fileSize(i), table.validators(i));
+    expect(table.validatorColumns(order)).toEqual(rowByRow.validatorColumns(rowByRow.sortedIndexes()));
+  });
+});
