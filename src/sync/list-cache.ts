@@ -15,8 +15,11 @@ import type { ResourceName } from '../spec/resources.js';
 import { ItemPlaces, Summarizer, type ListSummary } from './list-summary.js';
 
 /**
- * Items per chunk: the summary is an array of chunks, each parsed on its own, so neither writing
- * nor reading a summary of 200 000 servers holds it whole as strings (about 25 MB).
+ * Items per chunk (a StringList's, so a chunk's ids and names are kept as the one string each they
+ * are read as): the summary is an array of chunks, each parsed on its own, so neither writing nor
+ * reading a summary of 200 000 servers holds it whole as strings (about 25 MB). In a chunk the ids
+ * are one string and their lengths an array, the names too (-1: no name), so reading 360 000 items
+ * makes a few strings per chunk rather than two per item.
  */
 const CHUNK_ITEMS = 4096;
 
@@ -34,19 +37,26 @@ function* listPieces(list: ListSummary, layout: ItemPlaces): Generator<string> {
   const refs = list.refs.length === count;
   yield `{"stamped":${list.stamped},"types":${JSON.stringify([...list.types])},"chunks":[`;
   for (let from = 0; from < count; from += CHUNK_ITEMS) {
-    const chunk: { ids: string[]; names: (string | null)[]; gaps: number[]; lengths: number[] } = { ids: [], names: [], gaps: [], lengths: [] };
+    const ids: string[] = [];
+    const names: string[] = [];
+    const chunk = { ids: '', idLengths: [] as number[], names: '', nameLengths: [] as number[], gaps: [] as number[], lengths: [] as number[] };
     const refTexts: string[] = [];
     let end = from === 0 ? 0 : layout.at(from - 1).at + layout.at(from - 1).length;
     for (let n = from; n < Math.min(count, from + CHUNK_ITEMS); n++) {
-      chunk.ids.push(list.ids.at(n));
+      const id = list.ids.at(n);
+      ids.push(id);
+      chunk.idLengths.push(id.length);
       const name = list.nameAt.at(n);
-      chunk.names.push(name === '' && !emptyName ? null : name);
+      names.push(name);
+      chunk.nameLengths.push(name === '' && !emptyName ? -1 : name.length);
       const { at, length } = layout.at(n);
       chunk.gaps.push(at - end);
       chunk.lengths.push(length);
       end = at + length;
       if (refs) refTexts.push(list.refs.at(n));
     }
+    chunk.ids = ids.join('');
+    chunk.names = names.join('');
     // The references are JSON texts already: put in as they are.
     const text = JSON.stringify(chunk);
     yield `${from === 0 ? '' : ','}${refs ? `${text.slice(0, -1)},"refs":[${refTexts.join(',')}]}` : text}`;
@@ -64,23 +74,34 @@ interface DecodeOptions {
   fileSize: number;
 }
 
+/** Lengths of values joined in `text`, each at least `least` (-1 counts as none); whether they add up to it. */
+function lengthsFit(text: unknown, lengths: unknown, count: number, least: number): lengths is number[] {
+  if (typeof text !== 'string' || !Array.isArray(lengths) || lengths.length !== count) return false;
+  let total = 0;
+  for (const length of lengths) {
+    if (!Number.isSafeInteger(length) || (length as number) < least) return false;
+    total += Math.max(0, length as number);
+  }
+  return total === text.length;
+}
+
 /** Reads the items of one chunk into `summary`; the end of the last item, or undefined when the chunk does not hold together. */
 function takeChunk(summary: Summarizer, chunk: unknown, stamped: boolean, referring: boolean, end: number): number | undefined {
   if (typeof chunk !== 'object' || chunk === null) return undefined;
-  const { ids, names, refs, gaps, lengths } = chunk as Record<string, unknown>;
-  const count = Array.isArray(ids) ? ids.length : -1;
+  const { ids, idLengths, names, nameLengths, refs, gaps, lengths } = chunk as Record<string, unknown>;
+  const count = Array.isArray(idLengths) ? idLengths.length : -1;
   const sameLength = (v: unknown): v is unknown[] => Array.isArray(v) && v.length === count;
-  if (!sameLength(ids) || !sameLength(names) || !sameLength(gaps) || !sameLength(lengths) || (referring && !sameLength(refs))) return undefined;
+  if (!lengthsFit(ids, idLengths, count, 1) || !lengthsFit(names, nameLengths, count, -1) || !sameLength(gaps) || !sameLength(lengths) || (referring && !sameLength(refs))) return undefined;
+  const places: number[] = [];
   for (let n = 0; n < count; n++) {
-    const id = ids[n];
-    const name = names[n];
     const gap = gaps[n];
     const length = lengths[n];
-    if (typeof id !== 'string' || id.length === 0 || !(name === null || typeof name === 'string') || !isCount(gap) || !isCount(length) || length === 0) return undefined;
+    if (!isCount(gap) || !isCount(length) || length === 0) return undefined;
     const at = end + gap;
     end = at + length;
-    summary.takeCached(id, { name, updatedAt: stamped ? '' : undefined, ref: referring ? (refs as unknown[])[n] : undefined }, at, length);
+    places.push(at, length);
   }
+  summary.takeCachedChunk({ ids: ids as string, idLengths, names: names as string, nameLengths, refs: referring ? (refs as unknown[]) : [], places, stamped });
   return end;
 }
 

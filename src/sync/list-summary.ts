@@ -141,6 +141,22 @@ function keptFields(resource: ResourceName, field: (k: number) => unknown): Kept
   return kept;
 }
 
+/** A chunk of items as a list cache holds them (see Summarizer.takeCachedChunk), checked by its reader. */
+export interface CachedItems {
+  /** The ids joined, each `idLengths[k]` characters. */
+  ids: string;
+  idLengths: readonly number[];
+  /** The names joined, each `nameLengths[k]` characters; -1: the item has no name (none, or not a string). */
+  names: string;
+  nameLengths: readonly number[];
+  /** References (databases, appservers): the value each item's cross-check looks at. */
+  refs: readonly unknown[];
+  /** Where each item sits in the published file: start and length, in turn. */
+  places: readonly number[];
+  /** Whether every item carries `updated_at`. */
+  stamped: boolean;
+}
+
 /** Builds a ListSummary item by item. */
 export class Summarizer {
   readonly ids = new StringList();
@@ -191,14 +207,37 @@ export class Summarizer {
     return true;
   }
 
-  /** Takes an item as a list cache holds it (list-cache.ts), at `[at, at + length)` of the published file. */
-  takeCached(id: string, fields: KeptFields, at: number, length: number): void {
-    this.#note(id, fields, at, length);
+  /**
+   * Takes items as a list cache holds them (list-cache.ts), a chunk at a time: ids and names
+   * joined, kept as the strings they are (see StringList.pushJoined).
+   */
+  takeCachedChunk(items: CachedItems): void {
+    const count = items.idLengths.length;
+    this.#room(count);
+    if (!items.stamped) this.#stamped = false;
+    this.ids.pushJoined(items.ids, items.idLengths);
+    this.nameAt.pushJoined(items.names, items.nameLengths.map((length) => Math.max(0, length)));
+    const referring = this.resource === 'databases' || this.resource === 'appservers';
+    let idAt = 0;
+    let nameAt = 0;
+    for (let k = 0; k < count; k++) {
+      this.#members.addSlice(items.ids, idAt, (idAt += items.idLengths[k]!));
+      const nameLength = items.nameLengths[k]!;
+      if (nameLength >= 0 && this.resource === 'servers') this.#names.addSlice(items.names, nameAt, nameAt + nameLength);
+      nameAt += Math.max(0, nameLength);
+      if (referring) this.refs.push(JSON.stringify(items.refs[k] ?? null));
+      this.places?.push(items.places[2 * k]!, items.places[2 * k + 1]!);
+    }
+  }
+
+  /** Throws when `count` more items would be more than sync.maxRecords. */
+  #room(count: number): void {
+    if (this.ids.length + count > this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
   }
 
   /** Keeps what the later steps need of an item: its id and its KEPT fields; `at`, `length`: where it sits in the file read. */
   #note(id: string, fields: KeptFields, at: number, length: number): void {
-    if (this.ids.length >= this.maxRecords) throw new ValidationError(`${this.where} lists more than ${this.maxRecords} records (sync.maxRecords); raise it if the inventory really is that large`);
+    this.#room(1);
     this.ids.push(id);
     this.#members.add(id);
     const { name, type } = fields;

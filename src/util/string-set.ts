@@ -8,9 +8,14 @@
 
 /** cyrb53: a fast 53-bit string hash (public domain), good enough to tell ids apart. */
 export function hash53(text: string, seed = 0): number {
+  return hash53Of(text, 0, text.length, seed);
+}
+
+/** hash53 of `text.slice(start, end)`, without making that string. */
+function hash53Of(text: string, start: number, end: number, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
@@ -35,18 +40,21 @@ export class HashSet {
   }
 
   /** Collects values one at a time (keeping only their hashes); `build` makes the set. */
-  static builder(): { add(value: string): void; build(): HashSet } {
+  static builder(): { add(value: string): void; addSlice(text: string, start: number, end: number): void; build(): HashSet } {
     let hashes = new Float64Array(1024);
     let n = 0;
+    /** Adds `text.slice(start, end)` (one value of a joined chunk). */
+    const addSlice = (text: string, start: number, end: number): void => {
+      if (n === hashes.length) {
+        const grown = new Float64Array(n * 2);
+        grown.set(hashes);
+        hashes = grown;
+      }
+      hashes[n++] = hash53Of(text, start, end);
+    };
     return {
-      add(value) {
-        if (n === hashes.length) {
-          const grown = new Float64Array(n * 2);
-          grown.set(hashes);
-          hashes = grown;
-        }
-        hashes[n++] = hash53(value);
-      },
+      add: (value) => addSlice(value, 0, value.length),
+      addSlice,
       build: () => new HashSet(hashes.slice(0, n).sort()),
     };
   }
@@ -91,6 +99,26 @@ export class StringList {
 
   get length(): number {
     return this.#length;
+  }
+
+  /**
+   * Appends the values joined in `text`, value k `lengths[k]` characters long: a whole chunk is
+   * kept as the one string it is.
+   */
+  pushJoined(text: string, lengths: readonly number[]): void {
+    if (this.#length % CHUNK !== 0 || lengths.length !== CHUNK) {
+      let at = 0;
+      for (const length of lengths) this.push(text.slice(at, (at += length)));
+      return;
+    }
+    while (this.#length + CHUNK > this.#ends.length) {
+      const grown = new Uint32Array(this.#ends.length * 2);
+      grown.set(this.#ends);
+      this.#ends = grown;
+    }
+    let end = 0;
+    for (const length of lengths) this.#ends[this.#length++] = end += length;
+    this.#chunks.push(text);
   }
 
   push(value: string): void {

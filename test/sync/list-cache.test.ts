@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachItem } from '../../src/json/scan.js';
 import { decodeListCache, encodeListCache } from '../../src/sync/list-cache.js';
-import { ItemPlaces, Summarizer } from '../../src/sync/list-summary.js';
+import { ItemPlaces, Summarizer, type ListSummary } from '../../src/sync/list-summary.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData } from '../helpers/tree.js';
 import { useUpstream } from '../helpers/upstream.js';
 
-type Chunk = { ids: unknown[]; names: unknown[]; gaps: unknown[]; lengths: unknown[]; refs?: unknown[] };
+type Chunk = { ids: unknown; idLengths: unknown[]; names: unknown; nameLengths: unknown[]; gaps: unknown[]; lengths: unknown[]; refs?: unknown[] };
 type Kept = { stamped: boolean; types: string[]; chunks: Chunk[] };
 
 /** The summary of `resource`'s list in the folder's run metadata. */
@@ -36,13 +36,32 @@ async function itemsOf(out: string, resource: string): Promise<[string, number, 
 /** The items a kept summary describes: id, start, length. */
 function described(kept: Kept): [string, number, number][] {
   let end = 0;
-  return kept.chunks.flatMap((chunk) =>
-    chunk.ids.map((id, n): [string, number, number] => {
+  return kept.chunks.flatMap((chunk) => {
+    let idAt = 0;
+    return chunk.idLengths.map((idLength, n): [string, number, number] => {
       const at = end + (chunk.gaps[n] as number);
       end = at + (chunk.lengths[n] as number);
-      return [id as string, at, chunk.lengths[n] as number];
-    }),
-  );
+      return [(chunk.ids as string).slice(idAt, (idAt += idLength as number)), at, chunk.lengths[n] as number];
+    });
+  });
+}
+
+/** A summary of items `[id, name (null: none), ref, at, length]`, built as a list cache's reader builds one. */
+function summaryOf(resource: 'servers' | 'databases', items: [string, string | null, unknown, number, number][], stamped = true): ListSummary {
+  const summary = new Summarizer(resource, 'test', 10_000, new ItemPlaces());
+  for (let from = 0; from < items.length; from += 4096) {
+    const chunk = items.slice(from, from + 4096);
+    summary.takeCachedChunk({
+      ids: chunk.map(([id]) => id).join(''),
+      idLengths: chunk.map(([id]) => id.length),
+      names: chunk.map(([, name]) => name ?? '').join(''),
+      nameLengths: chunk.map(([, name]) => (name === null ? -1 : name.length)),
+      refs: chunk.map(([, , ref]) => ref),
+      places: chunk.flatMap(([, , , at, length]) => [at, length]),
+      stamped,
+    });
+  }
+  return summary.finish(false);
 }
 
 describe('list summaries in the run metadata', () => {
@@ -84,22 +103,22 @@ describe('list summaries in the run metadata', () => {
   });
 
   it('hold a list longer than one chunk, item for item', () => {
-    const summary = new Summarizer('servers', 'test', 10_000, new ItemPlaces());
-    for (let n = 0; n < 5000; n++) summary.takeCached(String(n), { name: n === 7 ? '' : `s${n}`, updatedAt: n === 9 ? undefined : 'x' }, 10 + 20 * n, 14);
-    const list = summary.finish(false);
+    const list = summaryOf('servers', Array.from({ length: 5000 }, (_, n): [string, string | null, unknown, number, number] => [String(n), n === 7 ? '' : `s${n}`, undefined, 10 + 20 * n, 14]), false);
     const decoded = decodeListCache('servers', Buffer.from([...encodeListCache(list)!].join('')), { where: 'test', maxRecords: 10_000, fileSize: 100_010 })!;
     expect(Array.from(decoded.ids)).toEqual(Array.from(list.ids));
     expect(Array.from(decoded.nameAt)).toEqual(Array.from(list.nameAt));
-    expect([decoded.names.has(''), decoded.stamped]).toEqual([true, false]);
+    expect([decoded.names.has(''), decoded.names.has('s4999'), decoded.names.has('s7'), decoded.stamped]).toEqual([true, true, false, false]);
+    expect(Array.from(list.ids).every((id) => decoded.members.has(id))).toBe(true);
+    expect([decoded.members.has('5000'), decoded.members.size]).toEqual([false, 5000]);
     expect([decoded.places!.at(4095), decoded.places!.at(4096), decoded.places!.at(4999)]).toEqual([list.places!.at(4095), list.places!.at(4096), list.places!.at(4999)]);
   });
 
   it('are refused, not trusted, when they do not hold together', () => {
-    const summary = new Summarizer('databases', 'test', 100, new ItemPlaces());
-    summary.takeCached('1', { name: 'a', updatedAt: '2026-01-01', ref: ['s1'] }, 20, 30);
-    summary.takeCached('2', { name: null, updatedAt: '2026-01-01', ref: null }, 56, 40);
-    summary.types.add('postgres');
-    const list = summary.finish(false);
+    const list = summaryOf('databases', [
+      ['1', 'a', ['s1'], 20, 30],
+      ['2', null, null, 56, 40],
+    ]);
+    list.types.add('postgres');
     const kept = JSON.parse([...encodeListCache(list)!].join('')) as Kept;
     const options = { where: 'test', maxRecords: 100, fileSize: 200 };
     const decoded = decodeListCache('databases', json(kept), options)!;
@@ -110,9 +129,13 @@ describe('list summaries in the run metadata', () => {
     const withChunk = (change: Partial<Chunk>): Kept => ({ ...kept, chunks: [{ ...chunk, ...change }] });
     const broken: [string, unknown][] = [
       ['an item past the end of the file', withChunk({ lengths: [30, 400] })],
-      ['an id twice', withChunk({ ids: ['1', '1'] })],
-      ['arrays of other lengths', withChunk({ names: ['a'] })],
-      ['an id that is not a string', withChunk({ ids: ['1', 2] })],
+      ['an id twice', withChunk({ ids: '11' })],
+      ['arrays of other lengths', withChunk({ nameLengths: [1] })],
+      ['lengths that do not add up to the ids', withChunk({ idLengths: [1, 2] })],
+      ['an empty id', withChunk({ ids: '2', idLengths: [0, 1] })],
+      ['ids that are not a string', withChunk({ ids: ['1', '2'] })],
+      ['a name length below -1', withChunk({ nameLengths: [1, -2] })],
+      ['the form of an earlier version (arrays of ids and names)', withChunk({ ids: ['1', '2'], idLengths: undefined, names: ['a', null], nameLengths: undefined } as unknown as Partial<Chunk>)],
       ['no references for databases', withChunk({ refs: undefined })],
       ['no types', { ...kept, types: undefined }],
       ['not an object', 'lists'],
