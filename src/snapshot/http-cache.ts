@@ -80,8 +80,12 @@ function rowStrings(value: unknown): Map<number, string> | undefined {
 
 /** The byte column in a member's bytes (a JSON string of base64), or undefined when it is anything else. */
 function byteColumn(bytes: Buffer): Buffer | undefined {
-  const text = bytes.toString('latin1');
-  return /^"[A-Za-z0-9+/]*={0,2}"$/.test(text) ? Buffer.from(text.slice(1, -1), 'base64') : undefined;
+  if (bytes.length < 2 || bytes[0] !== 0x22 || bytes[bytes.length - 1] !== 0x22) return undefined;
+  const text = bytes.toString('latin1', 1, bytes.length - 1);
+  const decoded = Buffer.from(text, 'base64');
+  // The decoder skips what is not base64, so only exact base64 encodes back to the same text
+  // (checked so rather than by a regex: at 200 000 servers that was 60 ms of 30 MB).
+  return decoded.toString('base64') === text ? decoded : undefined;
 }
 
 /** The validator columns in `members` (JSON values by name, byte columns decoded), or undefined when any is missing or malformed. */
