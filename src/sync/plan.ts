@@ -230,22 +230,43 @@ function addedOrRemoved(made: Plan, lists: Record<ResourceName, ListSummary>, pr
   return RESOURCE_NAMES.some((resource) => made.resources.has(resource) && (made.records[resource].reasons.includes(Reason.New) || (before.get(resource) ?? 0) !== lists[resource].ids.length));
 }
 
-/** Marks the ceil(records / refreshRuns) kept records fetched longest ago (list order among equals) as Refresh. */
+/**
+ * Marks the ceil(records / refreshRuns) kept records fetched longest ago as Refresh: those last
+ * seen before some run, then as many as are still due of those seen in it, in list order, the
+ * resources in turn (what a stable sort by run would take first, without sorting 300 000 records).
+ */
 function markRefresh(made: Plan, previous: FileTable, incremental: IncrementalInput): void {
   const verified = incremental.previous!.verified;
+  const seenOf = (resource: ResourceName, n: number): number => Math.max(previous.seen(made.records[resource].previous[n]!), verified);
   let total = 0;
-  const candidates: (Position & { seen: number })[] = [];
+  const perRun = new Map<number, number>();
   for (const resource of RESOURCE_NAMES) {
-    const { reasons, previous: entries } = made.records[resource];
+    const { reasons } = made.records[resource];
     total += reasons.length;
     for (let n = 0; n < reasons.length; n++) {
-      if (reasons[n] === Reason.Keep) candidates.push({ resource, n, seen: Math.max(previous.seen(entries[n]!), verified) });
+      if (reasons[n] !== Reason.Keep) continue;
+      const seen = seenOf(resource, n);
+      perRun.set(seen, (perRun.get(seen) ?? 0) + 1);
     }
   }
-  const due = Math.min(candidates.length, Math.ceil(total / incremental.refreshRuns));
-  // A stable sort: among records seen in the same run, list order, the resources in turn.
-  candidates.sort((a, b) => a.seen - b.seen);
-  for (let k = 0; k < due; k++) made.records[candidates[k]!.resource].reasons[candidates[k]!.n] = Reason.Refresh;
+  let due = Math.ceil(total / incremental.refreshRuns);
+  // The run whose records are the last taken, and how many of them are.
+  let last = -1;
+  let ofLast = 0;
+  for (const [run, count] of [...perRun].sort((a, b) => a[0] - b[0])) {
+    if (due <= 0) break;
+    last = run;
+    ofLast = Math.min(count, due);
+    due -= ofLast;
+  }
+  for (const resource of RESOURCE_NAMES) {
+    const { reasons } = made.records[resource];
+    for (let n = 0; n < reasons.length; n++) {
+      if (reasons[n] !== Reason.Keep) continue;
+      const seen = seenOf(resource, n);
+      if (seen < last || (seen === last && ofLast-- > 0)) reasons[n] = Reason.Refresh;
+    }
+  }
 }
 
 function planRecords(list: ListSummary, previous: FileTable | undefined, carry: boolean): RecordPlan {
