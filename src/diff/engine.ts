@@ -6,7 +6,7 @@
  */
 import { RESOURCE_NAMES, RESOURCES, type ResourceName } from '../spec/resources.js';
 import { decodeJson } from '../json/encode.js';
-import { decodeSegment, parseRecordFile } from '../snapshot/paths.js';
+import { decodeSegment, parseRecordFile, recordResource } from '../snapshot/paths.js';
 import type { FileTable } from '../snapshot/table.js';
 import { compareIds } from '../spec/ids.js';
 import type { Quality } from '../validate/quality.js';
@@ -24,23 +24,19 @@ interface ChangeCounts {
   changed: number;
 }
 
-/** The resource of a single-record file (`<resource>/<name>.json`), else undefined. */
-function recordFileResource(path: string): ResourceName | undefined {
-  return parseRecordFile(path)?.resource;
-}
 
 /** Classifies record files by hash between two snapshots' tables (the new one complete). */
 export function classifyTables(before: FileTable | undefined, after: FileTable): PathChanges {
   const out = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, { added: [], removed: [], changed: [] }])) as unknown as PathChanges;
   const classify = (i: number, path: string): void => {
-    const resource = recordFileResource(path);
+    const resource = recordResource(path);
     if (!resource) return;
     const j = before?.indexOf(path);
     if (j === undefined) out[resource].added.push(path);
     else if (!after.sameBytes(i, before!, j)) out[resource].changed.push(path);
   };
   const removed = (path: string): void => {
-    const resource = recordFileResource(path);
+    const resource = recordResource(path);
     if (resource) out[resource].removed.push(path);
   };
   // A table derived from `before` (a sync's new one) names what differs without a look at the rest.

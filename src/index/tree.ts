@@ -1,6 +1,6 @@
 /** What the snapshot holds besides the service's bodies, and what its files count. Pure. */
 import { encodeJson } from '../json/encode.js';
-import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, parseRecordFile } from '../snapshot/paths.js';
+import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, recordResource } from '../snapshot/paths.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ViewKey } from './views.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
@@ -34,8 +34,8 @@ export function indexFiles(views: readonly ViewKey[], redact?: RedactPolicy): Ma
 export function countRecords(paths: Iterable<string>): Record<ResourceName, number> {
   const counts = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 0])) as Record<ResourceName, number>;
   for (const path of paths) {
-    const file = parseRecordFile(path);
-    if (file) counts[file.resource]++;
+    const resource = recordResource(path);
+    if (resource) counts[resource]++;
   }
   return counts;
 }

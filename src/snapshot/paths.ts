@@ -77,14 +77,20 @@ export function isSnapshotPath(path: string): boolean {
 }
 
 
-/** The resource and file name of a single-record file (`servers/12.json`), else undefined. */
-export function parseRecordFile(path: string): { resource: ResourceName; name: string } | undefined {
+/** The resource of a single-record file (`servers/12.json`), else undefined (parseRecordFile without the name, for counting). */
+export function recordResource(path: string): ResourceName | undefined {
   // `<resource>/<name>.json`, one slash, a name of one character at least; by hand rather than a
   // regex: counting the records of a 360 000-file manifest calls it for every path.
   const slash = path.indexOf('/');
   if (slash <= 0 || path.length - slash < 7 || path.indexOf('/', slash + 1) !== -1 || !path.endsWith('.json')) return undefined;
   const resource = path.slice(0, slash);
-  return isResourceName(resource) ? { resource, name: path.slice(slash + 1, -5) } : undefined;
+  return isResourceName(resource) ? resource : undefined;
+}
+
+/** The resource and file name of a single-record file (`servers/12.json`), else undefined. */
+export function parseRecordFile(path: string): { resource: ResourceName; name: string } | undefined {
+  const resource = recordResource(path);
+  return resource && { resource, name: path.slice(resource.length + 1, -5) };
 }
 
 /** The folder, inside a resource's, of its filtered lists (`servers/_filter/by_arch/x86_64.json`). */

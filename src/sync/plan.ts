@@ -14,7 +14,7 @@
 import type { RequestValidators } from '../fetch/client.js';
 import type { ViewKey } from '../index/views.js';
 import { nameReference, parseReference } from '../index/references.js';
-import { filterFile, namedRecordFile, parseRecordFile, recordFile } from '../snapshot/paths.js';
+import { filterFile, namedRecordFile, recordFile, recordResource } from '../snapshot/paths.js';
 import type { FileTable } from '../snapshot/table.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { sendable } from './conditional.js';
@@ -224,7 +224,7 @@ function addedOrRemoved(made: Plan, lists: Record<ResourceName, ListSummary>, pr
   if (RESOURCE_NAMES.every((resource) => !lists[resource].changed)) return false;
   const before = new Map<string, number>();
   for (const path of previous.paths()) {
-    const resource = parseRecordFile(path)?.resource;
+    const resource = recordResource(path);
     if (resource) before.set(resource, (before.get(resource) ?? 0) + 1);
   }
   return RESOURCE_NAMES.some((resource) => made.resources.has(resource) && (made.records[resource].reasons.includes(Reason.New) || (before.get(resource) ?? 0) !== lists[resource].ids.length));
