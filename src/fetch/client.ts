@@ -179,8 +179,12 @@ export class Client {
     this.#limit = pLimit(this.#cap.limit);
     this.#rate = options.maxRequestsPerSecond ? new RateWindow(options.maxRequestsPerSecond) : undefined;
     this.stats = { requests: 0, retries: 0, bytes: 0, notModified: 0, retryReasons: new Map(), overloadAnswers: new Map() };
-    // Every request in flight listens on this one signal.
+    // Every request waiting out a retry or a pace listens on this one signal.
     setMaxListeners(0, this.#deadline.signal);
+    // It ends the requests in flight by closing the pool, not by a signal given to each: undici
+    // keeps a listener on that signal per request, and 50 000 of them coming and going on one
+    // long-lived signal tripled a sync's young-generation GC time (34 against 26 µs of CPU per request).
+    this.#deadline.signal.addEventListener('abort', () => void this.#pool.destroy().catch(() => undefined), { once: true });
     this.#deadlineTimer = setTimeout(() => this.#deadline.abort(), options.deadlineMs);
     this.#deadlineTimer.unref();
     // One timer for all requests rather than a timeout signal each (those cost a sync 5% of its CPU).
@@ -369,7 +373,7 @@ export class Client {
     const sent = performance.now();
     let response;
     try {
-      response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs, signal: this.#deadline.signal });
+      response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs });
       // The service has the request: its place under the rate cap counts from now.
       answered();
     } catch (error) {

@@ -58,3 +58,37 @@ describe('a single record read whole', () => {
     expect(c.stats.retries).toBe(1);
   });
 });
+
+describe('requests in flight when the sync must stop', () => {
+  // The service holds every answer: only the deadline or the caller's signal can end these requests.
+  const silent = () => serve(() => undefined);
+
+  it('end at the sync deadline with a DeadlineError naming the path, long before their own timeout', async () => {
+    const { url } = await silent();
+    const c = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 2, adaptive: false, timeoutMs: 20_000, deadlineMs: 300, maxBodyBytes: 1000, retry: { retries: 2, baseMs: 1, maxMs: 5 } });
+    const started = Date.now();
+    try {
+      const paths = ['/servers/1.json', '/servers/2.json', '/servers/3.json'];
+      const settled = await Promise.allSettled(paths.map((path) => c.getWhole(path, async (bytes) => bytes)));
+      for (const [i, outcome] of settled.entries()) {
+        expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'E_DEADLINE', message: expect.stringContaining(`GET ${paths[i]}`) } });
+      }
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('end when the caller aborts, with an AbortedError', async () => {
+    const { url } = await silent();
+    const stop = new AbortController();
+    const c = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 2, adaptive: false, timeoutMs: 20_000, deadlineMs: 60_000, maxBodyBytes: 1000, retry: { retries: 2, baseMs: 1, maxMs: 5 }, signal: stop.signal });
+    try {
+      const request = c.get('/servers.json', async () => 'read');
+      setTimeout(() => stop.abort(), 100);
+      await expect(request).rejects.toMatchObject({ code: 'E_ABORTED' });
+    } finally {
+      await c.close();
+    }
+  });
+});
