@@ -166,15 +166,17 @@ export class NextSnapshot {
   }
 
   /**
-   * keep() for entry `i` of the previous snapshot's table, as it is, validators included: an
-   * incremental sync keeps most records unread, and finding each by its path again, several times
-   * over, was most of its work at 200 000 servers.
+   * keep() for entry `i` of the previous snapshot's table, validators included: a sync keeps most
+   * records (unread, or on a 304), and finding each by its path again, several times over, was
+   * most of that work at 200 000 servers.
    */
-  keepEntry(i: number): boolean {
+  keepEntry(i: number, seen?: number): boolean {
     const previous = this.previous!;
     const path = previous.table.path(i);
     if (!previous.intactAt(i, path)) return false;
-    return this.#entries.holdBase(i, path) || this.keep(path);
+    if (!this.#entries.holdBase(i, path)) return this.keep(path, seen);
+    if (seen !== undefined) this.#entries.confirm(i, seen);
+    return true;
   }
 
   /** Whether `path` is staged in this run. */

@@ -155,14 +155,14 @@ function recordNames(lists: Record<ResourceName, ListSummary>): (resource: Resou
 async function pullRecord(resource: ResourceName, n: number, item: ItemBytes, plan: Plan, ctx: PullContext): Promise<RecordOutcome> {
   const id = ctx.lists[resource].ids.at(n);
   const path = singlePath(resource, id);
-  const file = recordFile(resource, id);
   const check = async (body: Buffer) => ctx.records.check({ resource, id, path, body, item: await item() });
   const records = plan.records[resource];
   const reason = records.reasons[n]!;
   // A 304 is asked for only with the item the record was checked against: every finding of it
   // still holds. One asked for by an incremental sync is confirmed in this run (its refresh clock restarts).
   const confirm = reason === Reason.Cascade || reason === Reason.Refresh;
-  const keep = (): true | undefined => ctx.next.keep(file, confirm ? plan.run : undefined) || undefined;
+  // Validators are sent only for a record in the previous snapshot: a 304 keeps that entry.
+  const keep = (): true | undefined => ctx.next.keepEntry(records.previous[n]!, confirm ? plan.run : undefined) || undefined;
   const asked = reason === Reason.Keep ? undefined : recordValidators(records, n, ctx.previous?.table);
   const result = await fetchConditional((validators) => ctx.client.getWhole(path, check, validators), asked, keep);
   if (result.status === 304) return { kind: 'kept' };
