@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import {
   AbortedError,
   BodyFault,
@@ -119,6 +119,15 @@ function collect(body: Readable, take: (chunk: Buffer) => void): Promise<Buffer>
       if (!ended) reject(Object.assign(new Error('the body ended before it was whole'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
     });
   });
+}
+
+/** Reads a body nobody needs to its end (at most 64 KiB), so that its connection serves the next request. */
+async function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
+  try {
+    await body.dump({ limit: 64 * 1024 });
+  } catch {
+    // The connection goes; nothing of this answer is needed.
+  }
 }
 
 /** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
@@ -247,7 +256,7 @@ export class Client {
     for (let attempt = 0; ; attempt++) {
       this.#checkDeadline(path);
       const received = await this.#limit(async () => {
-        const { started, place } = await this.#waitTurn(path);
+        const { started, place } = this.#turn() ?? (await this.#waitTurn(path));
         const answered = (): void => {
           if (place !== undefined) this.#rate!.answered(place, performance.now());
         };
@@ -316,17 +325,33 @@ export class Client {
     throw error;
   }
 
+  /** How long a request must wait for a Retry-After pause, the 429 pacer's turn and a place under the rate cap (see rate-window.ts); at most 0: none. */
+  #wait(): number {
+    const paused = Math.max(this.#pausedUntil, this.#pacer.readyAt()) - Date.now();
+    const capped = (this.#rate?.readyAt() ?? Number.NEGATIVE_INFINITY) - performance.now();
+    return Math.max(paused, capped);
+  }
+
   /**
-   * Waits for a Retry-After pause, the 429 pacer's turn and a place under the rate cap (see
-   * rate-window.ts). Waiters that woke together check again; one goes. Returns when the request
-   * starts and its place under the rate cap, to be given back at its answer.
+   * Starts a request when it need not wait (nearly always): when it starts, and its place under
+   * the rate cap, to be given back at its answer. Undefined when it must wait (#waitTurn).
    */
+  #turn(): { started: number; place: number | undefined } | undefined {
+    return this.#wait() > 0 ? undefined : this.#start();
+  }
+
+  #start(): { started: number; place: number | undefined } {
+    const place = this.#rate?.start(performance.now());
+    const started = Date.now();
+    this.#pacer.started(started);
+    return { started, place };
+  }
+
+  /** Waits for its turn (see #wait), then starts the request as #turn does. Waiters that woke together check again; one goes. */
   async #waitTurn(path: string): Promise<{ started: number; place: number | undefined }> {
     for (;;) {
-      const paused = Math.max(this.#pausedUntil, this.#pacer.readyAt()) - Date.now();
-      const capped = (this.#rate?.readyAt() ?? Number.NEGATIVE_INFINITY) - performance.now();
-      const wait = Math.max(paused, capped);
-      if (wait <= 0) break;
+      const wait = this.#wait();
+      if (wait <= 0) return this.#start();
       try {
         // A place held by a request not yet answered frees at its answer; the timer bounds the wait all the same.
         if (Number.isFinite(wait)) await sleep(wait, undefined, { signal: this.#deadline.signal });
@@ -335,10 +360,6 @@ export class Client {
         this.#checkDeadline(path);
       }
     }
-    const place = this.#rate?.start(performance.now());
-    const started = Date.now();
-    this.#pacer.started(started);
-    return { started, place };
   }
 
   /** Tells the pacer of an HTTP answer (network faults say nothing about the rate). */
@@ -371,63 +392,68 @@ export class Client {
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.stats.requests++;
     const sent = performance.now();
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs });
-      // The service has the request: its place under the rate cap counts from now.
-      answered();
     } catch (error) {
       answered();
-      this.#checkDeadline(path);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOTFOUND') throw new RequestFailedError(path, `the host of ${this.displayUrl} is not known (DNS: ENOTFOUND); check the base URL`);
-      const reason = describeNetworkError(error);
-      if (reason === undefined) throw error;
-      if (code === 'ECONNREFUSED') return { kind: 'retry', reason: `the service at ${this.displayUrl} is unreachable (ECONNREFUSED)` };
-      return { kind: 'retry', reason, overload: reason === 'timed out' };
+      return this.#unsent(path, error);
     }
+    // The service has the request: its place under the rate cap counts from now.
+    answered();
     const { statusCode, body } = response;
     if (statusCode === 200 || statusCode === 304 || statusCode === 404) this.#apply(this.#cap.answered(performance.now() - sent, this.#limit.activeCount));
-    const header = (name: string): string | undefined => {
-      const value = response.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
-    const discard = async (): Promise<void> => {
-      try {
-        await body.dump({ limit: 64 * 1024 });
-      } catch {
-        // The connection goes; nothing of this answer is needed.
-      }
-    };
-    if (statusCode === 401 || statusCode === 403) {
-      await discard();
-      throw new TokenRejectedError(path, statusCode);
-    }
+    // The answers of a re-sync, nearly every one: kept small, the rest is #answer's.
     if (statusCode === 304 && validators) {
-      await discard();
+      await discard(body);
       this.stats.notModified++;
       return { kind: 'done', result: { status: 304 } };
     }
     if (statusCode === 404) {
-      await discard();
+      await discard(body);
       return { kind: 'done', result: { status: 404 } };
     }
+    return this.#answer(path, response, read, since);
+  }
+
+  /** What a request that got no answer comes to: a retry, or an error thrown. */
+  #unsent(path: string, error: unknown): Attempt<never> {
+    this.#checkDeadline(path);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND') throw new RequestFailedError(path, `the host of ${this.displayUrl} is not known (DNS: ENOTFOUND); check the base URL`);
+    const reason = describeNetworkError(error);
+    if (reason === undefined) throw error;
+    if (code === 'ECONNREFUSED') return { kind: 'retry', reason: `the service at ${this.displayUrl} is unreachable (ECONNREFUSED)` };
+    return { kind: 'retry', reason, overload: reason === 'timed out' };
+  }
+
+  /** An answer other than a 304 or a 404: its body read by `read` when it is a JSON 200, else a retry or an error thrown. */
+  async #answer<T>(path: string, response: Dispatcher.ResponseData, read: BodyReader<T> | typeof WHOLE, since: number): Promise<Attempt<T>> {
+    const { statusCode, body } = response;
+    const header = (name: string): string | undefined => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    if (statusCode === 401 || statusCode === 403) {
+      await discard(body);
+      throw new TokenRejectedError(path, statusCode);
+    }
     if (statusCode >= 300 && statusCode < 400) {
-      await discard();
+      await discard(body);
       const location = header('location');
       throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${shorten(location, 200)}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
     }
     if (isRetryableStatus(statusCode)) {
-      await discard();
+      await discard(body);
       return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 503 };
     }
     if (statusCode !== 200) {
-      await discard();
+      await discard(body);
       throw new HttpStatusError(path, statusCode, `GET ${path} answered HTTP ${statusCode}; expected 200`);
     }
     const contentType = header('content-type') ?? '(none)';
     if (!/[/+]json\b/i.test(contentType)) {
-      await discard();
+      await discard(body);
       return { kind: 'retry', reason: `the body is not JSON (content type ${contentType})`, status: 200 };
     }
     const max = this.#options.maxBodyBytes;
