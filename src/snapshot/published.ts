@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, type Dirent } from 'node:fs';
 import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HashSet } from '../util/string-set.js';
 import { sha256, type ManifestRead } from './manifest.js';
 import type { FileTable, Validators } from './table.js';
 
@@ -34,27 +33,25 @@ function sizeMatches(path: string, size: number): boolean {
   }
 }
 
-/** The folders that hold `paths` ('' for the top), each once. */
-export function foldersOf(paths: Iterable<string>): Set<string> {
-  const folders = new Set<string>();
-  for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
-  return folders;
-}
-
 /**
- * The files present in `folders` of `dir` (one listing per folder, no stat per file), as a compact
- * set. The listings run in the thread pool, so a caller can read other files meanwhile: at 200 000
- * servers they take a quarter of a second.
+ * Which entries of `table` are files in `dir` (1 at their index), from one listing per folder of
+ * `folders` and no stat per file. The listings run in the thread pool, so a caller can read other
+ * files meanwhile: at 200 000 servers they take a quarter of a second. Each listed name is looked
+ * up in the table's own index, so nothing is kept of names the table does not have.
  */
-export async function filesInFolders(dir: string, folders: Iterable<string>): Promise<HashSet> {
-  const listed = HashSet.builder();
+export async function listedEntries(dir: string, folders: Iterable<string>, table: FileTable): Promise<Uint8Array> {
+  const present = new Uint8Array(table.size);
   // One folder at a time: the listing of the records' folders is the bulk, and holding them all at once cost 20 MB.
   for (const folder of folders) {
     const entries = await readdir(join(dir, folder), { withFileTypes: true }).catch((): Dirent[] => []);
     const prefix = folder ? `${folder}/` : '';
-    for (const entry of entries) if (entry.isFile()) listed.add(prefix + entry.name);
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const i = table.indexOf(prefix + entry.name);
+      if (i !== undefined) present[i] = 1;
+    }
   }
-  return listed.build();
+  return present;
 }
 
 const CHUNK = 1024 * 1024;
@@ -66,12 +63,12 @@ export class PublishedSnapshot {
   readonly manifestSha256: string;
   /** Whether the manifest's bytes are the ones a sync writes for its entries in the order they are listed. */
   readonly manifestExact: boolean;
-  /** The files the folder holds, once listed, when listings stand in for sizes (same boot); else undefined. */
-  #listed: HashSet | undefined;
+  /** Which entries are files in the folder (1 at their index), once listed, when listings stand in for sizes (same boot); else undefined. */
+  #listed: Uint8Array | undefined;
   readonly #listing: Promise<void>;
   readonly #damaged = new Set<string>();
 
-  private constructor(dir: string, manifest: ManifestRead, listing: Promise<HashSet> | undefined) {
+  private constructor(dir: string, manifest: ManifestRead, listing: Promise<Uint8Array> | undefined) {
     this.dir = dir;
     this.table = manifest.table;
     this.manifestSha256 = manifest.sha256;
@@ -82,11 +79,11 @@ export class PublishedSnapshot {
   }
 
   /**
-   * The snapshot of `dir` as `manifest` lists it; `listing`: the files its folders hold (see
-   * filesInFolders), when it was last synced in this boot (see above). Until the listing is in,
+   * The snapshot of `dir` as `manifest` lists it; `listing`: which of its entries the folders hold
+   * (see listedEntries), when it was last synced in this boot (see above). Until the listing is in,
    * a file's size says whether it is intact, as in another boot.
    */
-  static of(dir: string, manifest: ManifestRead, listing?: Promise<HashSet>): PublishedSnapshot {
+  static of(dir: string, manifest: ManifestRead, listing?: Promise<Uint8Array>): PublishedSnapshot {
     return new PublishedSnapshot(dir, manifest, listing);
   }
 
@@ -113,7 +110,7 @@ export class PublishedSnapshot {
   /** intact() for entry `i` of the table, whose path the caller has. */
   intactAt(i: number, path: string): boolean {
     if (this.#damaged.has(path)) return false;
-    return this.#listed ? this.#listed.has(path) : sizeMatches(join(this.dir, path), this.table.fileSize(i));
+    return this.#listed ? this.#listed[i] === 1 : sizeMatches(join(this.dir, path), this.table.fileSize(i));
   }
 
   /** Whether the folder holds exactly these bytes (by digest and size) at `path`, intact. */

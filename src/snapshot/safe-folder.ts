@@ -26,16 +26,30 @@ export async function safeFolder(dir: string, rel: string): Promise<'absent' | '
   return 'folder';
 }
 
-/** Checks every folder on the way to each of `paths` (files inside `dir`), each folder once. */
-export async function checkFoldersOf(dir: string, paths: Iterable<string>): Promise<void> {
+/** The folders that hold `paths` ('' for the top), each once. */
+export function foldersOf(paths: Iterable<string>): Set<string> {
   const folders = new Set<string>();
-  for (const path of paths) {
-    for (let cut = path.indexOf('/'); cut !== -1; cut = path.indexOf('/', cut + 1)) folders.add(path.slice(0, cut));
+  for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  return folders;
+}
+
+/** Checks `folders` (inside `dir`, as foldersOf gives them) and every folder on the way to them, each once. */
+export async function checkFolders(dir: string, folders: Iterable<string>): Promise<void> {
+  const all = new Set<string>();
+  for (const folder of folders) {
+    if (folder === '') continue;
+    for (let cut = folder.indexOf('/'); cut !== -1; cut = folder.indexOf('/', cut + 1)) all.add(folder.slice(0, cut));
+    all.add(folder);
   }
   // Shallow first, so an absent folder spares the checks below it.
   const absent: string[] = [];
-  for (const folder of [...folders].sort((a, b) => a.split('/').length - b.split('/').length)) {
+  for (const folder of [...all].sort((a, b) => a.split('/').length - b.split('/').length)) {
     if (absent.some((gone) => folder.startsWith(`${gone}/`))) continue;
     if ((await safeFolder(dir, folder)) === 'absent') absent.push(folder);
   }
+}
+
+/** Checks every folder on the way to each of `paths` (files inside `dir`), each folder once. */
+export function checkFoldersOf(dir: string, paths: Iterable<string>): Promise<void> {
+  return checkFolders(dir, foldersOf(paths));
 }

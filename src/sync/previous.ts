@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { readManifest } from '../snapshot/manifest-read.js';
 import { CHANGES_FILE, MANIFEST_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
-import { filesInFolders, foldersOf, PublishedSnapshot } from '../snapshot/published.js';
-import { checkFoldersOf } from '../snapshot/safe-folder.js';
+import { listedEntries, PublishedSnapshot } from '../snapshot/published.js';
+import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
@@ -40,10 +40,11 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
     return undefined;
   }
   const { table } = manifest;
+  const folders = foldersOf(table.paths());
   // Never read a snapshot through a link out of the folder.
-  await checkFoldersOf(dir, table.paths());
+  await checkFolders(dir, folders);
   // Listed while the run metadata is read and the lists are pulled (see PublishedSnapshot.listed).
-  const listing = (await syncedInBoot(dir, bootId)) ? filesInFolders(dir, foldersOf(table.paths())) : undefined;
+  const listing = (await syncedInBoot(dir, bootId)) ? listedEntries(dir, folders, table) : undefined;
   // The validators stand for bodies as published under the previous redaction policy: a 304
   // under another policy would keep a file the new one must change.
   const i = table.indexOf(REDACTION_FILE);
