@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { readManifest } from '../snapshot/manifest-read.js';
-import { CHANGES_FILE, MANIFEST_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
+import { CHANGES_FILE, listFile, MANIFEST_FILE, QUALITY_FILE, REDACTION_FILE } from '../snapshot/paths.js';
+import { RESOURCE_NAMES } from '../spec/resources.js';
 import { listedEntries, PublishedSnapshot } from '../snapshot/published.js';
 import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
@@ -53,9 +54,11 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // Under redaction by value, a file kept unread (304, or an incremental skip) would hide the
   // values it holds from this run's gathering, and a value seen only there would stay in the
   // files that are fetched: every body is fetched again.
+  const snapshot = PublishedSnapshot.of(dir, manifest, listing);
+  // The lists a 304 keeps are checked against the manifest: hashed while the run metadata is read.
+  snapshot.checkAhead(RESOURCE_NAMES.map(listFile));
   const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
-  const snapshot = PublishedSnapshot.of(dir, manifest, listing);
   return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 
