@@ -136,10 +136,11 @@ class CanonicalReader<T> {
         expect(at, SIZE_OPEN);
         at += SIZE_OPEN.length;
         const digits = at;
-        while (at < buf.length && buf[at]! >= 0x30 && buf[at]! <= 0x39) at++;
+        // The digits' value as they are read, not a string per entry: 360 000 of them at 200 000 servers.
+        let size = 0;
+        for (let digit = buf[at]! - 0x30; at < buf.length && digit >= 0 && digit <= 9; digit = buf[++at]! - 0x30) size = size * 10 + digit;
         if (at === buf.length) throw MORE;
-        const size = Number(buf.toString('latin1', digits, at));
-        if (at === digits || (buf[digits] === 0x30 && at - digits > 1) || !Number.isSafeInteger(size)) throw new NotCanonical();
+        if (at === digits || (buf[digits] === 0x30 && at - digits > 1) || at - digits > 15) throw new NotCanonical();
         expect(at, ENTRY_CLOSE);
         // Listed twice: the general reader names it.
         if (!this.sink.add(path, sha, size)) throw new NotCanonical();
