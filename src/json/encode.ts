@@ -8,18 +8,36 @@ export function encodeJson(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
 
-/** Parses a published file's bytes; undefined when absent or not JSON. */
-export function decodeJson(bytes: Buffer | undefined): unknown {
-  if (!bytes) return undefined;
+/**
+ * encodeJson's bytes of an object holding a long array under `key`, in pieces: one per element,
+ * and what comes before and after. The whole text as one string, joined with its newline and then
+ * encoded, held three copies of a 200 000-server quality report (two of them UTF-16) at once, at
+ * the moment the sync peaks in memory; the pieces are written as they are (NextSnapshot.put).
+ */
+export function encodeJsonPieces(value: Readonly<Record<string, unknown>>, key: string): Buffer[] {
+  const members = Object.entries(value).filter(([, member]) => member !== undefined);
+  const at = members.findIndex(([name]) => name === key);
+  const items = at === -1 ? undefined : members[at]![1];
+  if (!Array.isArray(items)) return [encodeJson(value)];
+  const encoder = new EnvelopeEncoder(key, members.slice(0, at));
+  const pieces = [Buffer.from(encoder.head(), 'utf8')];
+  for (const item of items) pieces.push(Buffer.from(encoder.separator() + encoder.element(item), 'utf8'));
+  pieces.push(Buffer.from(encoder.tail(members.slice(at + 1)), 'utf8'));
+  return pieces;
+}
+
+/** Parses a published file's bytes (or its text); undefined when absent or not JSON. */
+export function decodeJson(bytes: Buffer | string | undefined): unknown {
+  if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(typeof bytes === 'string' ? bytes : bytes.toString('utf8'));
   } catch {
     return undefined;
   }
 }
 
 /** Parses bytes as JSON checked by `schema`; undefined when they are not JSON or do not match. */
-export function decodeJsonAs<T>(bytes: Buffer, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): T | undefined {
+export function decodeJsonAs<T>(bytes: Buffer | string, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }): T | undefined {
   const value = decodeJson(bytes);
   if (value === undefined) return undefined;
   const result = schema.safeParse(value);

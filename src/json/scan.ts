@@ -8,6 +8,7 @@
  * (our manifest's `files`). The scanner checks the structure between elements (brackets, commas,
  * colons, what follows the end); what is inside an element is JSON.parse's to judge.
  */
+import { StringDecoder } from 'node:string_decoder';
 
 /** What the scanner cannot accept: the body is not (or not yet) the envelope it expects. */
 export class ScanError extends Error {
@@ -79,9 +80,36 @@ function describeStart(b: number): string {
   return `the byte ${JSON.stringify(String.fromCharCode(b))}`;
 }
 
+/**
+ * A top-level member, as the pieces of the chunks it came in: joined only when its bytes are
+ * asked for. A member of several megabytes (run metadata's columns) is read from its pieces: a
+ * joined copy, made and let go at once, led the C allocator to keep that much more for the rest
+ * of the run (it serves blocks below the largest one freed from its heap, and cannot return them).
+ */
+export class ScannedMember {
+  #bytes: Buffer | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly pieces: readonly Buffer[],
+  ) {}
+
+  get bytes(): Buffer {
+    return (this.#bytes ??= this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces));
+  }
+}
+
+/** The text of bytes that came in pieces, decoded piece by piece (a character split between two pieces included). */
+export function piecesText(pieces: readonly Buffer[], encoding: 'utf8' | 'latin1' = 'utf8'): string {
+  const decoder = new StringDecoder(encoding);
+  let text = '';
+  for (const piece of pieces) text += decoder.write(piece);
+  return text + decoder.end();
+}
+
 export class EnvelopeScanner {
   /** Top-level members other than the streamed one, in the order sent. */
-  readonly members: { key: string; bytes: Buffer }[] = [];
+  readonly members: ScannedMember[] = [];
   /** How many of `members` came before the streamed member (where it sits in the envelope). */
   membersBefore = 0;
   /** Whether the streamed member was found with a value of the expected kind. */
@@ -94,7 +122,7 @@ export class EnvelopeScanner {
    * an envelope whose members are long (run metadata) lets each go once decoded. Not for a
    * scanner that streams a member (membersBefore counts the members kept).
    */
-  takeMembers(): { key: string; bytes: Buffer }[] {
+  takeMembers(): ScannedMember[] {
     return this.members.splice(0);
   }
 
@@ -237,11 +265,11 @@ export class EnvelopeScanner {
             i = n;
             continue;
           }
-          const bytes = this.#take(chunk, start, end);
           if (this.#into === 'member') {
-            this.members.push({ key: this.#key!, bytes });
+            this.members.push(new ScannedMember(this.#key!, this.#pieces(chunk, start, end)));
             this.#state = S.CommaOrEnd;
           } else {
+            const bytes = this.#take(chunk, start, end);
             out.push({ bytes, key: this.#elemKey, keys: this.#keys, at: this.#offset + end - bytes.length });
             this.count++;
             this.#state = S.ElemCommaOrEnd;
@@ -287,6 +315,15 @@ export class EnvelopeScanner {
     this.#scalar = false;
     this.#keys = 0;
     this.#pending = [];
+  }
+
+  /** The pending bytes and `chunk[from, to)`, a copy of it when it is all (so a short member holds no chunk). */
+  #pieces(chunk: Buffer, from: number, to: number): Buffer[] {
+    const last = chunk.subarray(from, to);
+    if (this.#pending.length === 0) return [Buffer.from(last)];
+    const pieces = [...this.#pending, last];
+    this.#pending = [];
+    return pieces;
   }
 
   /** Joins the pending bytes with `chunk[from, to)`. */

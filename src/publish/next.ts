@@ -5,6 +5,7 @@
  * it is still whole) is recorded, not written. The previous snapshot is only read here (see
  * snapshot/published.ts); publish.ts turns the result into one journal.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NameCollisionError, ValidationError } from '../errors.js';
@@ -86,15 +87,31 @@ export class NextSnapshot {
     if (!this.previous) this.#entries.reserve(files);
   }
 
-  /** Adds a file, staging its bytes unless the folder holds them already. */
-  async put(path: string, bytes: Buffer, options: PutOptions = {}): Promise<void> {
-    refuseSecret(path, bytes);
+  /**
+   * Adds a file, staging its bytes unless the folder holds them already. Bytes in pieces (a report
+   * of megabytes, encoded piece by piece) are hashed and staged as they are, never joined.
+   */
+  async put(path: string, content: Buffer | readonly Buffer[], options: PutOptions = {}): Promise<void> {
+    const pieces = Buffer.isBuffer(content) ? [content] : content;
+    const secrets = new SecretWatch(path);
+    for (const piece of pieces) secrets.check(piece);
     const restaged = this.#claim(path, options.replace);
-    const digest = options.sha256 ?? sha256(bytes);
-    const i = this.#set(path, digest, bytes.length, options.validators);
+    const digest = options.sha256 ?? digestOfPieces(pieces);
+    const size = pieces.reduce((n, piece) => n + piece.length, 0);
+    const i = this.#set(path, digest, size, options.validators);
     if (restaged) await this.staging.remove(path);
-    if (await this.#holds(path, digest, bytes.length, bytes)) return;
-    await this.staging.put(path, bytes);
+    if (await this.#holds(path, digest, size, Buffer.isBuffer(content) ? content : undefined)) return;
+    if (Buffer.isBuffer(content)) await this.staging.put(path, content);
+    else {
+      const staged = await this.staging.stream(path);
+      try {
+        for (const piece of pieces) await staged.write(piece);
+        await staged.finish();
+      } catch (error) {
+        await staged.abort();
+        throw error;
+      }
+    }
     this.#staged.add(i);
   }
 
@@ -103,18 +120,10 @@ export class NextSnapshot {
     // A staged copy put earlier is replaced by the rename that finishes this one.
     this.#claim(path, options.replace);
     const staged: StagedStream = await this.staging.stream(path);
-    // The tail of the previous piece: a secret may straddle two.
-    let tail: Buffer = Buffer.alloc(0);
-    const keep = Math.max(0, longestSecret() - 1);
+    const secrets = new SecretWatch(path);
     return {
       write: (piece) => {
-        if (keep > 0) {
-          const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
-          refuseSecret(path, bytes);
-          // Only the seam needs the previous piece's end.
-          refuseSecret(path, Buffer.concat([tail, bytes.subarray(0, keep)]));
-          tail = bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([tail, bytes]).subarray(-keep);
-        }
+        secrets.check(piece);
         return staged.write(piece);
       },
       finish: async (validators) => {
@@ -240,7 +249,35 @@ export class NextSnapshot {
 /**
  * A service that echoes the API token into its data would have it published, in git and in
  * archives: the sync refuses the snapshot instead, naming the file (the token never appears).
+ * Checks a file piece by piece, the seams between pieces included.
  */
-function refuseSecret(path: string, bytes: Buffer): void {
-  if (holdsSecret(bytes)) throw new ValidationError(`${path}: the service sent the API token inside its data; nothing was published (ask the service's owners why it echoes the token)`);
+class SecretWatch {
+  /** The end of the previous piece: a secret may straddle two. */
+  #tail: Buffer = Buffer.alloc(0);
+  readonly #longest = longestSecret();
+
+  constructor(readonly path: string) {}
+
+  check(piece: string | Buffer): void {
+    if (this.#longest === 0) return;
+    const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+    this.#refuse(bytes);
+    const keep = this.#longest - 1;
+    if (keep === 0) return;
+    // Only the seam needs the previous piece's end.
+    this.#refuse(Buffer.concat([this.#tail, bytes.subarray(0, keep)]));
+    this.#tail = bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([this.#tail, bytes]).subarray(-keep);
+  }
+
+  #refuse(bytes: Buffer): void {
+    if (holdsSecret(bytes)) throw new ValidationError(`${this.path}: the service sent the API token inside its data; nothing was published (ask the service's owners why it echoes the token)`);
+  }
+}
+
+/** sha256 (hex) of bytes in pieces. */
+function digestOfPieces(pieces: readonly Buffer[]): string {
+  if (pieces.length === 1) return sha256(pieces[0]!);
+  const hash = createHash('sha256');
+  for (const piece of pieces) hash.update(piece);
+  return hash.digest('hex');
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, type Dirent } from 'node:fs';
 import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { piecesText } from '../json/scan.js';
 import { digestFiles, type FileDigest } from './file-digests.js';
 import { sha256, type ManifestRead } from './manifest.js';
 import type { FileTable, Validators } from './table.js';
@@ -181,6 +182,22 @@ export class PublishedSnapshot {
     if (bytes && bytes.length === this.table.fileSize(i) && sha256(bytes) === this.table.sha256(i)) return bytes;
     this.#damaged.add(path);
     return undefined;
+  }
+
+  /**
+   * A published file's text when its bytes match the manifest, else undefined (and the file is
+   * damaged): decoded from the pieces it is read in, so a report of megabytes is never one buffer.
+   */
+  async readText(path: string): Promise<string | undefined> {
+    if (this.table.indexOf(path) === undefined) return undefined;
+    const pieces: Buffer[] = [];
+    try {
+      for await (const chunk of this.readChecked(path)) pieces.push(chunk);
+    } catch {
+      this.#damaged.add(path);
+      return undefined;
+    }
+    return piecesText(pieces);
   }
 
   /** Bytes `[at, at + length)` of a published file (one item of a list); a DamagedFileError when they are not there. */

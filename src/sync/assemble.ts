@@ -67,8 +67,8 @@ interface AssembleInput {
 }
 
 export interface Assembled {
-  /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report and change history. */
-  files: Map<string, Buffer>;
+  /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report (in pieces) and change history. */
+  files: Map<string, Buffer | readonly Buffer[]>;
   /** Per resource mirrored, its records. */
   records: Partial<Record<ResourceName, number>>;
   quality: Quality;
@@ -109,7 +109,7 @@ function onlyOf(changes: ChangeSet, resources: readonly ResourceName[]): ChangeS
 /** The new snapshot's own files and the decisions about it. Pure. */
 export function assemble(input: AssembleInput): Assembled {
   const { previous, policy } = input;
-  const files = indexFiles(input.views, policy.redact);
+  const files: Assembled['files'] = indexFiles(input.views, policy.redact);
   const counted = countRecords(input.files.paths());
   const records: Partial<Record<ResourceName, number>> = Object.fromEntries(input.resources.map((r) => [r, counted[r]]));
   const massRemoval = previous && policy.massRemoval ? massRemovalProblem(countRecords(previous.table.paths()), records, policy.massRemoval) : undefined;

@@ -105,14 +105,14 @@ function takeChunk(summary: Summarizer, chunk: unknown, stamped: boolean, referr
   return end;
 }
 
-/** The summary kept in `bytes` (JSON) of the published list of `resource`, or undefined when it is not usable. */
-export function decodeListCache(resource: ResourceName, bytes: Buffer, options: DecodeOptions): ListSummary | undefined {
+/** The summary kept in `pieces` (JSON) of the published list of `resource`, or undefined when it is not usable. */
+export function decodeListCache(resource: ResourceName, pieces: readonly Buffer[], options: DecodeOptions): ListSummary | undefined {
   const scanner = new EnvelopeScanner('chunks');
   const summary = new Summarizer(resource, options.where, options.maxRecords, new ItemPlaces());
   const referring = resource === 'databases' || resource === 'appservers';
   let end = 0;
   try {
-    const chunks = scanner.push(bytes);
+    const chunks = pieces.flatMap((piece) => scanner.push(piece));
     scanner.end();
     const head = new Map(scanner.members.map((m) => [m.key, JSON.parse(m.bytes.toString('utf8')) as unknown]));
     const stamped = head.get('stamped');

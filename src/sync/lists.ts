@@ -34,7 +34,7 @@ interface ListContext {
   leaks?: RedactionLeaks;
   maxRecords: number;
   /** The list summaries the previous run kept in its run metadata, by resource (list-cache.ts); each is taken out as its list is pulled, so its bytes are not held after. */
-  cached?: Map<string, Buffer> | undefined;
+  cached?: Map<string, readonly Buffer[]> | undefined;
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */

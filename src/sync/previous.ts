@@ -26,7 +26,7 @@ export interface Previous {
   /** The cache's head (its run and service), when the table carries it. */
   head: CacheHead | undefined;
   /** The list summaries the cache kept, by resource (see sync/list-cache.ts); the list pull takes them out. */
-  lists: Map<string, Buffer> | undefined;
+  lists: Map<string, readonly Buffer[]> | undefined;
   /** Its quality report, when intact: findings of what is kept unread are carried over from it. */
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */
@@ -59,7 +59,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   snapshot.checkAhead(RESOURCE_NAMES.map(listFile));
   const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
-  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.read(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
+  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: parseQuality(await snapshot.readText(QUALITY_FILE)), history: await snapshot.read(CHANGES_FILE) };
 }
 
 /**

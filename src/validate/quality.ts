@@ -5,7 +5,7 @@
  * and rewritten only when it changes, so git shows data quality moving over time. Pure.
  */
 import { z } from 'zod';
-import { encodeJson, decodeJsonAs } from '../json/encode.js';
+import { decodeJsonAs, encodeJsonPieces } from '../json/encode.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { compareCodeUnits } from '../util/order.js';
 import { FINDING_CODES, isRecordCode, type Finding, type FindingGroup, type ShapeFacts } from './findings.js';
@@ -78,13 +78,14 @@ export function qualityReport(groups: readonly FindingGroup[], records: Partial<
   };
 }
 
-export function encodeQuality(quality: Quality): Buffer {
-  return encodeJson(quality);
+/** The file's bytes, in pieces (a report of megabytes is never joined). */
+export function encodeQuality(quality: Quality): Buffer[] {
+  return encodeJsonPieces(quality, 'findings');
 }
 
-/** Parses the file's bytes; undefined when absent or not ours. */
-export function parseQuality(bytes: Buffer | undefined): Quality | undefined {
-  return bytes ? decodeJsonAs(bytes, qualitySchema) : undefined;
+/** Parses the file's bytes or text; undefined when absent or not ours. */
+export function parseQuality(bytes: Buffer | string | undefined): Quality | undefined {
+  return bytes === undefined ? undefined : decodeJsonAs(bytes, qualitySchema);
 }
 
 /**

@@ -41,8 +41,24 @@ describe('the run metadata', () => {
     const read = tableOf(false);
     const cache = await readHttpCache(dir, read, MANIFEST);
     expect(cache && { run: cache.run, verified: cache.verified, service: cache.service }).toEqual(HEAD);
-    expect(cache && cache.lists.get('servers')?.toString()).toBe('{"stamped":true}');
+    expect(cache && Buffer.concat(cache.lists.get('servers')!).toString()).toBe('{"stamped":true}');
     FILES.forEach(([path, validators], n) => expect([path, read.validators(n)]).toEqual([path, validators && expect.objectContaining(validators)]));
+  });
+
+  it('reads back columns longer than the pieces the file is read in, row for row', async () => {
+    // 120 001 rows: the ETag column alone is 2.6 MB of base64, read in pieces of 1 MB; each column ends padded.
+    const rows = 120_001;
+    const validators = (n: number): Validators => ({ etag: `"${n.toString(16).padStart(32, '0')}"`, item: `${n.toString(36).padStart(15, '-')}A`, seen: n + 1 });
+    const table = new FileTable(rows);
+    for (let n = 0; n < rows; n++) table.set(`servers/${String(n).padStart(6, '0')}.json`, 'a'.repeat(64), n, validators(n));
+    const dir = tempDir();
+    mkdirSync(join(dir, '_meta'), { recursive: true });
+    const order = Array.from({ length: rows }, (_, n) => n);
+    writeFileSync(join(dir, '_meta/http-cache.json'), [...httpCacheChunks(table, order, MANIFEST, HEAD)].join(''));
+    const read = new FileTable(rows);
+    for (let n = 0; n < rows; n++) read.set(table.path(n), 'a'.repeat(64), n);
+    expect(await readHttpCache(dir, read, MANIFEST)).not.toBe(false);
+    for (const n of [0, 1, 43_690, 43_691, 65_535, 65_536, rows - 2, rows - 1]) expect([n, read.validators(n)]).toEqual([n, expect.objectContaining(validators(n))]);
   });
 
   it('writes the rows of a derived table in the order asked for, runs confirmed since included', () => {
@@ -63,6 +79,7 @@ describe('the run metadata', () => {
     ['another file count', (c) => ({ ...c, count: FILES.length + 1 })],
     ['a column cut short', (c) => ({ ...c, etags: (c.etags as string).slice(0, 8) })],
     ['a column that is not base64', (c) => ({ ...c, seen: '!'.repeat((c.seen as string).length) })],
+    ['one character of a column that is not base64', (c) => ({ ...c, etags: `A!${(c.etags as string).slice(2)}` })],
     ['an unknown ETag kind', (c) => ({ ...c, kinds: Buffer.from([0, 1, 2, 3, 7]).toString('base64') })],
     ['an other ETag missing', (c) => ({ ...c, otherEtags: {} })],
     ['a row number out of range', (c) => ({ ...c, modified: { 99: 'x' } })],

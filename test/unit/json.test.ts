@@ -1,5 +1,6 @@
-/** sameJson: equality of parsed JSON values, used to tell whether a list item is the one published before. */
+/** sameJson: equality of parsed JSON values, used to tell whether a list item is the one published before; encodeJsonPieces against encodeJson. */
 import { describe, expect, it } from 'vitest';
+import { encodeJson, encodeJsonPieces } from '../../src/json/encode.js';
 import { sameJson } from '../../src/util/json-value.js';
 
 describe('sameJson', () => {
@@ -12,5 +13,18 @@ describe('sameJson', () => {
     expect(sameJson([], {})).toBe(false);
     expect(sameJson('1', 1)).toBe(false);
     expect(sameJson({ a: [{ b: 'x' }] }, { a: [{ b: 'y' }] })).toBe(false);
+  });
+});
+
+describe('encodeJsonPieces', () => {
+  it('writes the bytes encodeJson writes, whatever the array holds and wherever it stands', () => {
+    const values: [Record<string, unknown>, string][] = [
+      [{ format: 1, records: { servers: 2 }, shape: {}, findings: [{ ids: ['1', '2'], names: ['São-Paulo-db-1', '日本-web-2'], values: { '1': { a: [null, 'x\n"'] } } }, { ids: [] }] }, 'findings'],
+      [{ findings: [], after: { a: [] } }, 'findings'],
+      [{ before: 'x', items: [1, 'two', [3], { four: 4 }, null], after: 5, skipped: undefined }, 'items'],
+      [{ items: 'not an array' }, 'items'],
+      [{ other: [1] }, 'items'],
+    ];
+    for (const [value, key] of values) expect(Buffer.concat(encodeJsonPieces(value, key)).toString('utf8')).toBe(encodeJson(value).toString('utf8'));
   });
 });

@@ -1,7 +1,7 @@
 /** The streaming scanner and encoder: pieces of a body, cut anywhere, give what a whole parse gives. */
 import { describe, expect, it } from 'vitest';
 import { EnvelopeEncoder, encodeAt, encodeJson } from '../../src/json/encode.js';
-import { EnvelopeScanner, ScanError, type ScannedElement } from '../../src/json/scan.js';
+import { EnvelopeScanner, piecesText, ScanError, type ScannedElement } from '../../src/json/scan.js';
 import { encodeManifest, parseManifest } from '../../src/snapshot/manifest.js';
 import { FileTable } from '../../src/snapshot/table.js';
 import { createRng } from '../../src/upstream/random.js';
@@ -58,6 +58,19 @@ describe('EnvelopeScanner', () => {
       expect(Object.fromEntries(scanner.members.map((m) => [m.key, JSON.parse(m.bytes.toString())]))).toEqual(Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'servers')));
       expect(scanner.found).toBe(true);
     }
+  });
+
+  it('hands a member over in the pieces it came in, whose text and joined bytes are the member', () => {
+    const body = Buffer.from('{"a":"São-Paulo-db-1 日本-web-2","list":[1],"b":[{"x":"é"}]}');
+    // Cut every 3 bytes: inside names, inside characters.
+    const scanner = new EnvelopeScanner('list');
+    for (let at = 0; at < body.length; at += 3) scanner.push(body.subarray(at, at + 3));
+    scanner.end();
+    const [a, b] = scanner.takeMembers();
+    expect(a!.pieces.length).toBeGreaterThan(1);
+    expect([piecesText(a!.pieces), a!.bytes.toString()]).toEqual(['"São-Paulo-db-1 日本-web-2"', '"São-Paulo-db-1 日本-web-2"']);
+    expect(JSON.parse(piecesText(b!.pieces))).toEqual([{ x: 'é' }]);
+    expect(scanner.takeMembers()).toEqual([]);
   });
 
   it('counts the keys an element holds, duplicates included', () => {

@@ -11,6 +11,7 @@ import { NextSnapshot } from '../../src/publish/next.js';
 import { pendingOf, publish, publishFiles, stageManifest } from '../../src/publish/publish.js';
 import { PublishedSnapshot } from '../../src/snapshot/published.js';
 import { BitSet } from '../../src/util/bit-set.js';
+import { registerSecret } from '../../src/util/secrets.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const bytes = (text: string): Buffer => Buffer.from(`${text}\n`);
@@ -41,6 +42,25 @@ describe('staged files', () => {
     const manifest = await stageManifest(writer);
     expect(await publish(writer, { manifest, pending: pendingOf(writer, manifest.order), meta: new Map() })).toBe(true);
     for (const [name, text] of [['a', 'a2'], ['b', 'b'], ['c', 'c'], ['e', 'e2']]) expect(readFileSync(join(dir, `${name}.json`), 'utf8')).toBe(`${text}\n`);
+  });
+
+  it('may come in pieces: published as their bytes joined, not staged when the folder holds them already', async () => {
+    const dir = tempDir();
+    await publishFiles(dir, ['q.json'], async () => bytes('{"a": 1, "b": 2}'));
+    const writer = await NextSnapshot.open(dir, PublishedSnapshot.of(dir, (await readManifest(dir))!));
+    await writer.put('q.json', [Buffer.from('{"a": 1,'), Buffer.from(' "b": 2}\n')]);
+    await writer.put('r.json', [Buffer.from('{"c":'), Buffer.from(' "é"}\n')]);
+    expect(pendingOf(writer)).toEqual({ written: ['r.json'], removed: [] });
+    const manifest = await stageManifest(writer);
+    await publish(writer, { manifest, pending: pendingOf(writer, manifest.order), meta: new Map() });
+    expect([readFileSync(join(dir, 'q.json'), 'utf8'), readFileSync(join(dir, 'r.json'), 'utf8')]).toEqual(['{"a": 1, "b": 2}\n', '{"c": "é"}\n']);
+  });
+
+  it('refuse the token in a file put in pieces, even split between two', async () => {
+    registerSecret('t0ken-of-the-test');
+    const writer = await NextSnapshot.open(tempDir(), undefined);
+    await expect(writer.put('s.json', [Buffer.from('{"note": "t0ken-of'), Buffer.from('-the-test"}\n')])).rejects.toThrow(/s\.json: the service sent the API token inside its data/);
+    expect(pendingOf(writer)).toEqual({ written: [], removed: [] });
   });
 
   it('are held as bits that grow with the index', () => {
