@@ -23,3 +23,24 @@ export function compareIds(a: string, b: string): number {
   if (an !== bn) return an ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * Sorts ids in place into compareIds order; returns them. When every id is a number of up to 15
+ * digits (exact as a double), as most services' are, they are sorted as numbers in a typed array:
+ * with the comparator, the quarter of a million findings of a 200 000-server snapshot took about
+ * four million calls.
+ */
+export function sortIds(ids: string[]): string[] {
+  const values = new Float64Array(ids.length);
+  let sorted = true;
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
+    if (id.length > 15 || !isNumericId(id)) return ids.sort(compareIds);
+    values[k] = Number(id);
+    if (k > 0 && values[k - 1]! > values[k]!) sorted = false;
+  }
+  if (sorted) return ids;
+  values.sort();
+  for (let k = 0; k < ids.length; k++) ids[k] = String(values[k]);
+  return ids;
+}

@@ -64,7 +64,11 @@ export class HashSet {
   }
 
   has(value: string): boolean {
-    const target = hash53(value);
+    return this.hasHash(hash53(value));
+  }
+
+  /** Whether a value with this hash (see hash53) is in. */
+  hasHash(target: number): boolean {
     const hashes = this.#hashes;
     let lo = 0;
     let hi = hashes.length - 1;
@@ -143,6 +147,13 @@ export class StringList {
     return this.#open[n % CHUNK]!;
   }
 
+  /** hash53 of value `n`, without building a string. */
+  hashAt(n: number): number {
+    const chunk = Math.floor(n / CHUNK);
+    const start = n % CHUNK === 0 ? 0 : this.#ends[n - 1]!;
+    return chunk < this.#chunks.length ? hash53Of(this.#chunks[chunk]!, start, this.#ends[n]!) : hash53(this.#open[n % CHUNK]!);
+  }
+
   /** Whether value `n` is `value`, without building a string. */
   equals(n: number, value: string): boolean {
     const chunk = Math.floor(n / CHUNK);
@@ -153,5 +164,58 @@ export class StringList {
 
   *[Symbol.iterator](): Generator<string> {
     for (let n = 0; n < this.#length; n++) yield this.at(n);
+  }
+}
+
+/**
+ * Rows of a StringList found by their value, one row per value: open addressing on their hashes,
+ * at most half full, a row number per slot. Finds a value among a few hundred thousand without a
+ * Map holding each as a string.
+ */
+export class RowIndex {
+  /** Slot → row + 1 (0: empty). */
+  #slots = new Int32Array(16);
+  #count = 0;
+
+  constructor(readonly list: StringList) {}
+
+  get size(): number {
+    return this.#count;
+  }
+
+  /** The row holding `value`, if one was added. */
+  find(value: string): number | undefined {
+    const mask = this.#slots.length - 1;
+    for (let slot = hash53(value) & mask; ; slot = (slot + 1) & mask) {
+      const row = this.#slots[slot]!;
+      if (row === 0) return undefined;
+      if (this.list.equals(row - 1, value)) return row - 1;
+    }
+  }
+
+  /** Adds the row `row()` gives for `value` (asked only then), unless a row holding `value` is in already: false then. */
+  add(value: string, row: () => number): boolean {
+    if (2 * (this.#count + 1) > this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    let slot = hash53(value) & mask;
+    for (let k = this.#slots[slot]!; k !== 0; k = this.#slots[slot]!) {
+      if (this.list.equals(k - 1, value)) return false;
+      slot = (slot + 1) & mask;
+    }
+    this.#slots[slot] = row() + 1;
+    this.#count++;
+    return true;
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    this.#slots = new Int32Array(old.length * 2);
+    const mask = this.#slots.length - 1;
+    for (const row of old) {
+      if (row === 0) continue;
+      let slot = this.list.hashAt(row - 1) & mask;
+      while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.#slots[slot] = row;
+    }
   }
 }

@@ -6,10 +6,10 @@
  * accept it.
  */
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
-import { compareIds } from '../spec/ids.js';
+import { sortIds } from '../spec/ids.js';
 import { compareCodeUnits } from '../util/order.js';
 import { shorten } from '../util/secrets.js';
-import { hash53, StringList } from '../util/string-set.js';
+import { RowIndex, StringList } from '../util/string-set.js';
 
 export const FINDING_CODES = [
   'null',
@@ -72,7 +72,7 @@ export interface FindingGroup {
   /** The value per id, for the findings that carry one. */
   values: Map<string, unknown>;
   /** The record's name per id, for the records that have one (shown beside ids). */
-  names?: ReadonlyMap<string, string>;
+  names?: Pick<ReadonlyMap<string, string>, 'get'>;
 }
 
 /**
@@ -82,8 +82,7 @@ export interface FindingGroup {
  */
 class IdSet {
   readonly #ids = new StringList();
-  /** Slot → index + 1 (0: empty); at most half full. */
-  #slots = new Int32Array(16);
+  readonly #index = new RowIndex(this.#ids);
 
   get size(): number {
     return this.#ids.length;
@@ -91,30 +90,14 @@ class IdSet {
 
   /** Adds `id`; false when it is in already. */
   add(id: string): boolean {
-    if (2 * (this.#ids.length + 1) > this.#slots.length) this.#grow();
-    const mask = this.#slots.length - 1;
-    let slot = hash53(id) & mask;
-    for (let k = this.#slots[slot]!; k !== 0; k = this.#slots[slot]!) {
-      if (this.#ids.equals(k - 1, id)) return false;
-      slot = (slot + 1) & mask;
-    }
-    this.#slots[slot] = this.#ids.length + 1;
-    this.#ids.push(id);
-    return true;
+    return this.#index.add(id, () => {
+      this.#ids.push(id);
+      return this.#ids.length - 1;
+    });
   }
 
   [Symbol.iterator](): Iterator<string> {
     return this.#ids[Symbol.iterator]();
-  }
-
-  #grow(): void {
-    this.#slots = new Int32Array(this.#slots.length * 2);
-    const mask = this.#slots.length - 1;
-    for (let k = 0; k < this.#ids.length; k++) {
-      let slot = hash53(this.#ids.at(k)) & mask;
-      while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
-      this.#slots[slot] = k + 1;
-    }
   }
 }
 
@@ -151,7 +134,7 @@ export class FindingSet {
   /** The groups in resource, field, code order, ids sorted. */
   groups(): FindingGroup[] {
     return [...this.#groups.values()]
-      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: [...g.ids].sort(compareIds), values: g.values }))
+      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: sortIds([...g.ids]), values: g.values }))
       .sort(compareGroups);
   }
 }

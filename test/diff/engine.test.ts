@@ -116,4 +116,14 @@ describe('finding changes', () => {
     expect(commitMessage(changes, { prefix: 'inventory:', initial: false })).toContain('no record changed\n\ndata-quality findings:\n+ servers hostname null');
     expect(withFindings(emptyChangeSet(), after, after).servers.findings).toEqual({ appeared: [], fixed: [] });
   });
+
+  it('tells them alike from ids in id order and from a report that lists them otherwise', () => {
+    const sorted = quality([['hostname', 'null', ['2', '9', '10', '300', 'a-1', 'b']]]);
+    const moved = (): Quality => quality([['hostname', 'null', ['9', '11', '300', '1000', 'b', 'c']]]);
+    const expected = { appeared: [{ field: 'hostname', code: 'null', ids: ['11', '1000', 'c'] }], fixed: [{ field: 'hostname', code: 'null', ids: ['2', '10', 'a-1'] }] };
+    expect(withFindings(emptyChangeSet(), sorted, moved()).servers.findings).toEqual(expected);
+    // Written by hand, out of order: the same records, in the report's order.
+    const unsorted = quality([['hostname', 'null', ['b', '300', '10', 'a-1', '2', '9']]]);
+    expect(withFindings(emptyChangeSet(), unsorted, moved()).servers.findings).toEqual({ ...expected, fixed: [{ ...expected.fixed[0], ids: ['10', 'a-1', '2'] }] });
+  });
 });
