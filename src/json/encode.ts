@@ -10,20 +10,24 @@ export function encodeJson(value: unknown): Buffer {
 
 /**
  * encodeJson's bytes of an object holding a long array under `key`, in pieces: one per element,
- * and what comes before and after. The whole text as one string, joined with its newline and then
- * encoded, held three copies of a 200 000-server quality report (two of them UTF-16) at once, at
- * the moment the sync peaks in memory; the pieces are written as they are (NextSnapshot.put).
+ * and what comes before and after, encoded each time the pieces are iterated. The whole text as
+ * one string, joined with its newline and then encoded, held three copies of a 200 000-server
+ * quality report (two of them UTF-16) at once, at the moment the sync peaks in memory; a writer
+ * hashes the pieces, and writes them only if they changed (NextSnapshot.put).
  */
-export function encodeJsonPieces(value: Readonly<Record<string, unknown>>, key: string): Buffer[] {
+export function encodeJsonPieces(value: Readonly<Record<string, unknown>>, key: string): Iterable<Buffer> {
   const members = Object.entries(value).filter(([, member]) => member !== undefined);
   const at = members.findIndex(([name]) => name === key);
   const items = at === -1 ? undefined : members[at]![1];
   if (!Array.isArray(items)) return [encodeJson(value)];
-  const encoder = new EnvelopeEncoder(key, members.slice(0, at));
-  const pieces = [Buffer.from(encoder.head(), 'utf8')];
-  for (const item of items) pieces.push(Buffer.from(encoder.separator() + encoder.element(item), 'utf8'));
-  pieces.push(Buffer.from(encoder.tail(members.slice(at + 1)), 'utf8'));
-  return pieces;
+  return {
+    *[Symbol.iterator]() {
+      const encoder = new EnvelopeEncoder(key, members.slice(0, at));
+      yield Buffer.from(encoder.head(), 'utf8');
+      for (const item of items) yield Buffer.from(encoder.separator() + encoder.element(item), 'utf8');
+      yield Buffer.from(encoder.tail(members.slice(at + 1)), 'utf8');
+    },
+  };
 }
 
 /** Parses a published file's bytes (or its text); undefined when absent or not JSON. */

@@ -89,23 +89,31 @@ export class NextSnapshot {
 
   /**
    * Adds a file, staging its bytes unless the folder holds them already. Bytes in pieces (a report
-   * of megabytes, encoded piece by piece) are hashed and staged as they are, never joined.
+   * of megabytes) are never joined: iterated once to hash them, and once more to stage them if they
+   * changed, so an iterable that makes them as it goes never holds them all.
    */
-  async put(path: string, content: Buffer | readonly Buffer[], options: PutOptions = {}): Promise<void> {
-    const pieces = Buffer.isBuffer(content) ? [content] : content;
+  async put(path: string, content: Buffer | Iterable<Buffer>, options: PutOptions = {}): Promise<void> {
+    const whole = Buffer.isBuffer(content) ? content : undefined;
+    // A Buffer is an iterable too, of numbers.
+    const pieces = (): Iterable<Buffer> => (whole ? [whole] : (content as Iterable<Buffer>));
     const secrets = new SecretWatch(path);
-    for (const piece of pieces) secrets.check(piece);
+    const hash = createHash('sha256');
+    let size = 0;
+    for (const piece of pieces()) {
+      secrets.check(piece);
+      if (!options.sha256) hash.update(piece);
+      size += piece.length;
+    }
     const restaged = this.#claim(path, options.replace);
-    const digest = options.sha256 ?? digestOfPieces(pieces);
-    const size = pieces.reduce((n, piece) => n + piece.length, 0);
+    const digest = options.sha256 ?? hash.digest('hex');
     const i = this.#set(path, digest, size, options.validators);
     if (restaged) await this.staging.remove(path);
-    if (await this.#holds(path, digest, size, Buffer.isBuffer(content) ? content : undefined)) return;
-    if (Buffer.isBuffer(content)) await this.staging.put(path, content);
+    if (await this.#holds(path, digest, size, whole)) return;
+    if (whole) await this.staging.put(path, whole);
     else {
       const staged = await this.staging.stream(path);
       try {
-        for (const piece of pieces) await staged.write(piece);
+        for (const piece of pieces()) await staged.write(piece);
         await staged.finish();
       } catch (error) {
         await staged.abort();
@@ -274,10 +282,3 @@ class SecretWatch {
   }
 }
 
-/** sha256 (hex) of bytes in pieces. */
-function digestOfPieces(pieces: readonly Buffer[]): string {
-  if (pieces.length === 1) return sha256(pieces[0]!);
-  const hash = createHash('sha256');
-  for (const piece of pieces) hash.update(piece);
-  return hash.digest('hex');
-}

@@ -18,6 +18,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { parseArrayInSlices } from '../json/array-slices.js';
 import { EnvelopeScanner, piecesText, ScanError } from '../json/scan.js';
 import { HTTP_CACHE_FILE } from './paths.js';
 import { COLUMN_WIDTHS, type FileTable, type ValidatorColumns } from './table.js';
@@ -148,7 +149,8 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
   const take = (): void => {
     for (const { key, pieces } of scanner.takeMembers()) {
       if (key.startsWith(LIST_MEMBER)) lists.set(key.slice(LIST_MEMBER.length), pieces);
-      else members.set(key, (BYTE_COLUMNS as string[]).includes(key) ? byteColumn(pieces) : JSON.parse(piecesText(pieces)));
+      else if ((BYTE_COLUMNS as string[]).includes(key)) members.set(key, byteColumn(pieces));
+      else members.set(key, key === 'refs' ? parseArrayInSlices(piecesText(pieces)) : JSON.parse(piecesText(pieces)));
     }
   };
   try {

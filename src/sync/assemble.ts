@@ -67,8 +67,8 @@ interface AssembleInput {
 }
 
 export interface Assembled {
-  /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report (in pieces) and change history. */
-  files: Map<string, Buffer | readonly Buffer[]>;
+  /** The snapshot's own files: its index (filters, .gitignore, .gitattributes, redaction policy), quality report (in pieces, made as they are iterated) and change history. */
+  files: Map<string, Buffer | Iterable<Buffer>>;
   /** Per resource mirrored, its records. */
   records: Partial<Record<ResourceName, number>>;
   quality: Quality;

@@ -78,8 +78,8 @@ export function qualityReport(groups: readonly FindingGroup[], records: Partial<
   };
 }
 
-/** The file's bytes, in pieces (a report of megabytes is never joined). */
-export function encodeQuality(quality: Quality): Buffer[] {
+/** The file's bytes, in pieces made as they are iterated (a report of megabytes is never joined, nor held whole). */
+export function encodeQuality(quality: Quality): Iterable<Buffer> {
   return encodeJsonPieces(quality, 'findings');
 }
 

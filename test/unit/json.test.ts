@@ -1,5 +1,6 @@
 /** sameJson: equality of parsed JSON values, used to tell whether a list item is the one published before; encodeJsonPieces against encodeJson. */
 import { describe, expect, it } from 'vitest';
+import { parseArrayInSlices } from '../../src/json/array-slices.js';
 import { encodeJson, encodeJsonPieces } from '../../src/json/encode.js';
 import { sameJson } from '../../src/util/json-value.js';
 
@@ -25,6 +26,19 @@ describe('encodeJsonPieces', () => {
       [{ items: 'not an array' }, 'items'],
       [{ other: [1] }, 'items'],
     ];
-    for (const [value, key] of values) expect(Buffer.concat(encodeJsonPieces(value, key)).toString('utf8')).toBe(encodeJson(value).toString('utf8'));
+    for (const [value, key] of values) expect(Buffer.concat([...encodeJsonPieces(value, key)]).toString('utf8')).toBe(encodeJson(value).toString('utf8'));
+  });
+});
+
+describe('parseArrayInSlices', () => {
+  it('parses what JSON.parse parses, whatever the elements hold, and refuses what it refuses', () => {
+    const arrays = [
+      '[]',
+      ' [ null , "3/12 3/13" ] ',
+      '["a,b", "[", "]", "\\"", {"x": [1, {"y": ","}]}, [[]], null, "é", 7, null]',
+      `[${Array.from({ length: 10 }, (_, n) => (n % 3 ? `"${n},"` : 'null')).join(',')}]`,
+    ];
+    for (const text of arrays) for (const slice of [1, 2, 3, 32_768]) expect(parseArrayInSlices(text, slice)).toEqual(JSON.parse(text));
+    for (const text of ['{}', '[1,]', '[1,2,]', '[,1]', '[1,,2]', '[1]]', '["a]', '[1 2]', '']) for (const slice of [1, 2, 32_768]) expect(() => parseArrayInSlices(text, slice), `${text} by ${slice}`).toThrow(SyntaxError);
   });
 });
