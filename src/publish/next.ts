@@ -272,8 +272,8 @@ class SecretWatch {
     this.#refuse(bytes);
     const keep = this.#longest - 1;
     if (keep === 0) return;
-    // Only the seam needs the previous piece's end.
-    this.#refuse(Buffer.concat([this.#tail, bytes.subarray(0, keep)]));
+    // Only a seam needs the previous piece's end; the first piece (a whole file) has none.
+    if (this.#tail.length > 0) this.#refuse(Buffer.concat([this.#tail, bytes.subarray(0, keep)]));
     this.#tail = bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([this.#tail, bytes]).subarray(-keep);
   }
 
