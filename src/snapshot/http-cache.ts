@@ -50,7 +50,7 @@ const LIST_MEMBER = 'list ';
  * The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with
  * `manifestSha256`; `lists`: list summaries as JSON text in pieces, by resource.
  */
-export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, Iterable<string>> = new Map()): Generator<string> {
+export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, Iterable<string | Buffer>> = new Map()): Generator<string | Buffer> {
   const columns = table.validatorColumns(order);
   yield `{"format":${FORMAT},"manifest":"${manifestSha256}","run":${head.run},"verified":${head.verified},"service":${JSON.stringify(head.service)},"count":${order.length}`;
   for (const name of BYTE_COLUMNS) {

@@ -53,6 +53,8 @@ export interface ListSummary {
    * copy's), for the run metadata: the next run's 304 then need not read the list (list-cache.ts).
    */
   layout: ItemPlaces | undefined;
+  /** The run metadata's text of this summary, when it was read from there: the next run metadata takes it as it is. */
+  cachedText?: readonly Buffer[] | undefined;
 }
 
 /** The bytes of a list item's digest: the first 12 of its sha256 (16 base64url characters in the ETag cache). */

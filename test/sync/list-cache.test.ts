@@ -78,9 +78,11 @@ describe('list summaries in the run metadata', () => {
     expect(changed.status).toBe('published');
     for (const resource of RESOURCE_NAMES) expect(described(keptOf(out, resource))).toEqual(await itemsOf(out, resource));
 
-    // Nothing changed since: every list is a 304 and comes from the summaries.
+    // Nothing changed since: every list is a 304 and comes from the summaries, which are kept as they were read.
+    const before = RESOURCE_NAMES.map((resource) => JSON.stringify(keptOf(out, resource)));
     const again = await syncInto(upstream, out, { settings: { incremental: true } });
     expect(again.notModified).toBe(again.requests);
+    expect(RESOURCE_NAMES.map((resource) => JSON.stringify(keptOf(out, resource)))).toEqual(before);
     upstream.mutate({ seed: 4, share: 0.1 });
     await syncInto(upstream, out, { settings: { incremental: true } });
     const fresh = tempDir();
