@@ -1,6 +1,7 @@
 /** What the snapshot holds besides the service's bodies, and what its files count. Pure. */
 import { encodeJson } from '../json/encode.js';
-import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, recordResource } from '../snapshot/paths.js';
+import { CHANGES_FILE, FILTER_INDEX_FILE, GITATTRIBUTES_FILE, GITIGNORE_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE, REDACTION_FILE, WORK_DIR, filterFile, recordResourceIn } from '../snapshot/paths.js';
+import type { Spans } from '../util/string-set.js';
 import { filterPath, RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import type { ViewKey } from './views.js';
 import { encodeRedaction, isRedacting, type RedactPolicy } from '../redact/policy.js';
@@ -31,11 +32,11 @@ export function indexFiles(views: readonly ViewKey[], redact?: RedactPolicy): Ma
 }
 
 /** Record counts per resource in a snapshot's manifest (its single-record files). */
-export function countRecords(paths: Iterable<string>): Record<ResourceName, number> {
+export function countRecords(paths: Spans): Record<ResourceName, number> {
   const counts = Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 0])) as Record<ResourceName, number>;
-  for (const path of paths) {
-    const resource = recordResource(path);
+  paths((text, start, end) => {
+    const resource = recordResourceIn(text, start, end);
     if (resource) counts[resource]++;
-  }
+  });
   return counts;
 }

@@ -20,6 +20,7 @@ import { sha256 } from '../snapshot/manifest.js';
 import { isSnapshotPath, MANIFEST_FILE, SIGNATURE_FILE, WORK_DIR } from '../snapshot/paths.js';
 import { checkFoldersOf, safeFolder } from '../snapshot/safe-folder.js';
 import { replaceFile } from '../util/atomic-write.js';
+import { spansOf } from '../util/string-set.js';
 import { isSafeRelative } from '../util/relative-path.js';
 
 const safePath = z.string().refine(isSafeRelative, 'not a relative path inside the folder');
@@ -70,7 +71,7 @@ export async function commit(dir: string, journal: Journal): Promise<void> {
 export async function rollForward(dir: string, journal: Journal, checkStaged = false): Promise<string[]> {
   const staging = stagingDir(dir);
   // Never rename into or delete from a folder that is a link out of the output folder.
-  await checkFoldersOf(dir, [...journal.puts.map((p) => p.path), ...journal.removes]);
+  await checkFoldersOf(dir, spansOf([...journal.puts.map((p) => p.path), ...journal.removes]));
   const made = new Set<string>();
   const ensureDir = async (path: string): Promise<void> => {
     const parent = dirname(path);

@@ -317,7 +317,7 @@ export async function loadSnapshot(dir: string, options: { caseSensitive: boolea
     if (!manifest) return fail({ missing: true, reason: `${join(dir, MANIFEST_FILE)} is not a valid manifest` });
     opened.push(manifest.file);
     const { table } = manifest;
-    await checkFoldersOf(dir, table.paths());
+    await checkFoldersOf(dir, table.pathSpans());
 
     const previous = options.previous?.caseSensitive === options.caseSensitive ? options.previous : undefined;
     const lists = new Map<ResourceName, HeldList>();

@@ -4,7 +4,7 @@
  * encoding is injective, so no id can reach outside the folder or onto another record's file.
  */
 import { createHash } from 'node:crypto';
-import { isResourceName, type ResourceName } from '../spec/resources.js';
+import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 
 const SAFE = /^[A-Za-z0-9._~-]+$/;
 /** Most file systems cap a name at 255 bytes; keep room for `.json` and temporary suffixes. */
@@ -79,12 +79,20 @@ export function isSnapshotPath(path: string): boolean {
 
 /** The resource of a single-record file (`servers/12.json`), else undefined (parseRecordFile without the name, for counting). */
 export function recordResource(path: string): ResourceName | undefined {
+  return recordResourceIn(path, 0, path.length);
+}
+
+/** recordResource of `text.slice(start, end)`, without making that string. */
+export function recordResourceIn(text: string, start: number, end: number): ResourceName | undefined {
   // `<resource>/<name>.json`, one slash, a name of one character at least; by hand rather than a
-  // regex: counting the records of a 360 000-file manifest calls it for every path.
-  const slash = path.indexOf('/');
-  if (slash <= 0 || path.length - slash < 7 || path.indexOf('/', slash + 1) !== -1 || !path.endsWith('.json')) return undefined;
-  const resource = path.slice(0, slash);
-  return isResourceName(resource) ? resource : undefined;
+  // regex: counting the records of a 360 000-file manifest calls it for every path. A search for
+  // a slash may run past `end` into the next path of a joined chunk, but stops at its first slash.
+  const slash = text.indexOf('/', start);
+  if (slash <= start || end - slash < 7) return undefined;
+  const second = text.indexOf('/', slash + 1);
+  if ((second !== -1 && second < end) || !text.startsWith('.json', end - 5)) return undefined;
+  for (const resource of RESOURCE_NAMES) if (resource.length === slash - start && text.startsWith(resource, start)) return resource;
+  return undefined;
 }
 
 /** The resource and file name of a single-record file (`servers/12.json`), else undefined. */

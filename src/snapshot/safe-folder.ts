@@ -8,6 +8,7 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutputError } from '../errors.js';
+import type { Spans } from '../util/string-set.js';
 
 /** Whether `rel` (a `/`-separated folder inside `dir`) is absent or a real folder; throws for a link or a file. */
 export async function safeFolder(dir: string, rel: string): Promise<'absent' | 'folder'> {
@@ -27,9 +28,17 @@ export async function safeFolder(dir: string, rel: string): Promise<'absent' | '
 }
 
 /** The folders that hold `paths` ('' for the top), each once. */
-export function foldersOf(paths: Iterable<string>): Set<string> {
+export function foldersOf(paths: Spans): Set<string> {
   const folders = new Set<string>();
-  for (const path of paths) folders.add(path.slice(0, Math.max(0, path.lastIndexOf('/'))));
+  let last: string | undefined;
+  paths((text, start, end) => {
+    const slash = text.lastIndexOf('/', end - 1);
+    const cut = slash < start ? start : slash;
+    // A path in a sorted table nearly always has the folder of the one before: compared in place, no string made.
+    if (last !== undefined && cut - start === last.length && text.startsWith(last, start)) return;
+    last = text.slice(start, cut);
+    folders.add(last);
+  });
   return folders;
 }
 
@@ -50,6 +59,6 @@ export async function checkFolders(dir: string, folders: Iterable<string>): Prom
 }
 
 /** Checks every folder on the way to each of `paths` (files inside `dir`), each folder once. */
-export function checkFoldersOf(dir: string, paths: Iterable<string>): Promise<void> {
+export function checkFoldersOf(dir: string, paths: Spans): Promise<void> {
   return checkFolders(dir, foldersOf(paths));
 }

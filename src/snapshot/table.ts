@@ -10,7 +10,7 @@
  * a few hundred kilobytes plus what changed. Indexes below `base.size` then name the base's
  * entries; the table's own come after.
  */
-import { hash53, StringList } from '../util/string-set.js';
+import { hash53, StringList, type Spans } from '../util/string-set.js';
 
 const HASH_BYTES = 32;
 /** A list item's digest (see sync/list-summary.ts itemDigest): 16 base64url characters, 12 bytes. */
@@ -413,6 +413,14 @@ export class FileTable {
     const base = this.#base;
     if (base) for (let j = 0; j < base.size; j++) if (this.#present![j]) yield base.path(j);
     yield* this.#paths;
+  }
+
+  /** Every path as a span, in the order `paths` gives, without making the strings. */
+  pathSpans(): Spans {
+    return (visit) => {
+      if (this.#base) this.#base.#paths.forEachSpan(visit, this.#present);
+      this.#paths.forEachSpan(visit);
+    };
   }
 
   /** Every entry as [index, path], in the order `paths` gives. */

@@ -110,9 +110,9 @@ function onlyOf(changes: ChangeSet, resources: readonly ResourceName[]): ChangeS
 export function assemble(input: AssembleInput): Assembled {
   const { previous, policy } = input;
   const files: Assembled['files'] = indexFiles(input.views, policy.redact);
-  const counted = countRecords(input.files.paths());
+  const counted = countRecords(input.files.pathSpans());
   const records: Partial<Record<ResourceName, number>> = Object.fromEntries(input.resources.map((r) => [r, counted[r]]));
-  const massRemoval = previous && policy.massRemoval ? massRemovalProblem(countRecords(previous.table.paths()), records, policy.massRemoval) : undefined;
+  const massRemoval = previous && policy.massRemoval ? massRemovalProblem(countRecords(previous.table.pathSpans()), records, policy.massRemoval) : undefined;
   const quality = qualityReport(input.groups, records, input.shape);
   const changes = withFindings(onlyOf(input.changes, input.resources), previous?.quality, quality);
   const history = nextHistory(previous?.history, { hadSnapshot: previous !== undefined, changes, records, keep: policy.changesKeep, at: input.at });

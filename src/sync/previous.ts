@@ -41,7 +41,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
     return undefined;
   }
   const { table } = manifest;
-  const folders = foldersOf(table.paths());
+  const folders = foldersOf(table.pathSpans());
   // Never read a snapshot through a link out of the folder.
   await checkFolders(dir, folders);
   // Listed while the run metadata is read and the lists are pulled (see PublishedSnapshot.listed).

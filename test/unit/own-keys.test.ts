@@ -13,6 +13,7 @@ import { formatReport } from '../../src/diff/format.js';
 import { changeEntry } from '../../src/diff/history.js';
 import { sha256 } from '../../src/snapshot/manifest.js';
 import { FileTable } from '../../src/snapshot/table.js';
+import { spansOf } from '../../src/util/string-set.js';
 import { countRecords } from '../../src/index/tree.js';
 import { recordFile } from '../../src/snapshot/paths.js';
 import { redactBody, redactRecord, MASK } from '../../src/redact/redact.js';
@@ -87,7 +88,7 @@ describe('offline page data', () => {
 
 describe('record counts', () => {
   it('counts only the resources, whatever other folder names a manifest holds', () => {
-    const counts = countRecords(['servers/1.json', ...NAMES.map((n) => `${n}/1.json`)]);
+    const counts = countRecords(spansOf(['servers/1.json', ...NAMES.map((n) => `${n}/1.json`)]));
     expect(counts).toEqual({ applications: 0, databases: 0, operating_systems: 0, servers: 1, appservers: 0 });
     expect(Object.keys(counts)).toHaveLength(5);
   });

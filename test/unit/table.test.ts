@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { countRecords } from '../../src/index/tree.js';
+import { recordResource } from '../../src/snapshot/paths.js';
+import { foldersOf } from '../../src/snapshot/safe-folder.js';
 import { FileTable } from '../../src/snapshot/table.js';
+import { RESOURCE_NAMES } from '../../src/spec/resources.js';
 
 const hex = (c: string) => c.repeat(64);
 const item = 'AAAAAAAAAAAAAAAA';
@@ -105,5 +109,28 @@ describe('validator columns of a table derived from the previous snapshot', () =
     const rowByRow = new FileTable();
     for (const i of order) rowByRow.set(table.path(i), table.sha256(i), table.fileSize(i), table.validators(i));
     expect(table.validatorColumns(order)).toEqual(rowByRow.validatorColumns(rowByRow.sortedIndexes()));
+  });
+});
+
+describe('walking a table of many files without making their paths', () => {
+  it('finds the same folders and record counts as the paths themselves give, across joined chunks and a derived table', () => {
+    const paths = ['servers.json', '_meta/filters.json', 'servers/by_os/7.json', 'servers//1.json', 'servers/x/.json', 'servers/a.jsonx', 'constructor/1.json', 'servers/.json'];
+    for (let n = 0; n < 9000; n++) paths.push(`${['servers', 'databases', 'operating_systems'][n % 3]}/${n}.json`);
+    paths.push('appservers/9.json', 'index.html');
+    const base = new FileTable(16);
+    for (const path of paths) base.set(path, 'ab'.repeat(32), 1);
+    const derived = FileTable.over(base);
+    for (const path of paths.slice(0, 5000)) derived.copyFrom(base, base.indexOf(path)!);
+    derived.set('applications/new.json', 'cd'.repeat(32), 2);
+
+    for (const table of [base, derived]) {
+      const listed = [...table.paths()];
+      expect(foldersOf(table.pathSpans())).toEqual(new Set(listed.map((path) => path.slice(0, Math.max(0, path.lastIndexOf('/'))))));
+      const counts = countRecords(table.pathSpans());
+      for (const resource of RESOURCE_NAMES) expect([resource, counts[resource]]).toEqual([resource, listed.filter((path) => recordResource(path) === resource).length]);
+    }
+    expect(countRecords(base.pathSpans())).toEqual({ servers: 3000, databases: 3000, operating_systems: 3000, appservers: 1, applications: 0 });
+    expect(recordResource('servers//1.json')).toBeUndefined();
+    expect(recordResource('servers/.json')).toBeUndefined();
   });
 });
