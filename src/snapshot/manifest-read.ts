@@ -56,8 +56,15 @@ interface ManifestSink<T> {
 /** Collects the entries in a FileTable. */
 export function fileTableSink(expected?: number): ManifestSink<FileTable> {
   const table = new FileTable(expected);
+  let greatest = '';
   return {
     add: (path, sha256, size) => {
+      // A path greater than every one before (a sync writes them in order) cannot be in already.
+      if (path > greatest) {
+        greatest = path;
+        table.add(path, sha256, size);
+        return true;
+      }
       const before = table.size;
       return table.set(path, sha256, size) === before;
     },

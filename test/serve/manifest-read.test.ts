@@ -106,5 +106,13 @@ describe('readManifestChunks', () => {
     // Listed twice: not a manifest (the general reader agrees).
     const twice = Buffer.from(bytes.toString().replace('"servers/1.json"', '"servers/0.json"'));
     expect(await readManifestInto(pieces(twice, 100), async () => twice, fileTableSink)).toBeUndefined();
+    // Out of order, each path once: read all the same, every path found.
+    const swapped = Buffer.from(bytes.toString().replace('"servers/1.json"', '"servers/1.tmp"').replace('"servers/0.json"', '"servers/1.json"').replace('"servers/1.tmp"', '"servers/0.json"'));
+    const read = await readManifestInto(pieces(swapped, 100), async () => swapped, fileTableSink);
+    expect(read!.entries.size).toBe(expected.table.size);
+    for (const path of ['servers/0.json', 'servers/1.json', 'servers/4999.json', 'z/y/x/w.json']) expect(read!.entries.has(path), path).toBe(true);
+    // Listed twice, the second time out of order: refused.
+    const late = Buffer.from(bytes.toString().replace('"z/y/x/w.json"', '"servers/1.json"'));
+    expect(await readManifestInto(pieces(late, 100), async () => late, fileTableSink)).toBeUndefined();
   });
 });
