@@ -182,13 +182,22 @@ export function withFindings(changes: ChangeSet, before: Quality | undefined, af
   for (const resource of RESOURCE_NAMES) out[resource] = { ...changes[resource], findings: { appeared: [], fixed: [] } };
   const delta = (from: Map<string, Quality['findings'][number]>, to: Map<string, Quality['findings'][number]>, kind: 'appeared' | 'fixed'): void => {
     for (const [key, group] of to) {
-      const ids = idsNotIn(group.ids, from.get(key)?.ids ?? []);
+      const had = from.get(key)?.ids ?? [];
+      // Most groups are as they were: told apart in one cheap pass before any ordering is compared.
+      if (sameIds(group.ids, had)) continue;
+      const ids = idsNotIn(group.ids, had);
       if (ids.length) out[group.resource].findings[kind].push({ field: group.field, code: group.code, ids });
     }
   };
   delta(old, next, 'appeared');
   delta(next, old, 'fixed');
   return out;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** Whether every id comes after the one before it (compareIds order, each once), as a quality report lists them. */

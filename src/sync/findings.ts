@@ -6,19 +6,31 @@
  */
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { appserverServerFindings, databaseNameFindings, publishedValue, serverNames } from '../validate/crosscheck.js';
-import type { Finding, FindingCode } from '../validate/findings.js';
-import { replayFindings, type Quality } from '../validate/quality.js';
+import { isRecordCode, type CarriedGroup, type Finding, type FindingCode } from '../validate/findings.js';
+import type { Quality } from '../validate/quality.js';
 import type { Shape } from '../validate/record.js';
 import type { ListSummary } from './lists.js';
 import type { Pulled } from './pull.js';
 
-/** The previous snapshot's findings about what this run kept unread: records not read again, views kept on a 304. */
-export function carriedFindings(previous: Quality, lists: Record<ResourceName, ListSummary>, pulled: Pulled): Finding[] {
-  const carried: Finding[] = [];
-  replayFindings(previous, (finding) => carried.push(finding), (resource, id) => lists[resource].members.has(id) && !pulled.reread[resource].has(id));
+/**
+ * The previous snapshot's findings about what this run kept unread, group by group: those about a
+ * record's own bodies, of the records still listed and not read again (they hold while both bodies
+ * are unchanged), and those of views kept on a 304.
+ */
+export function carriedGroups(previous: Quality, lists: Record<ResourceName, ListSummary>, pulled: Pulled): CarriedGroup[] {
+  const carried: CarriedGroup[] = [];
   for (const group of previous.findings) {
-    if (group.code !== 'not_in_list' || !pulled.keptViews.has(`${group.resource}\u0000${group.field}`)) continue;
-    for (const id of group.ids) carried.push({ resource: group.resource, id, field: group.field, code: 'not_in_list' });
+    const { resource, field, code } = group;
+    let ids: string[];
+    if (isRecordCode(code)) {
+      const { members } = lists[resource];
+      const reread = pulled.reread[resource];
+      ids = group.ids.filter((id) => members.has(id) && !reread.has(id));
+    } else if (code === 'not_in_list' && pulled.keptViews.has(`${resource}\u0000${field}`)) ids = group.ids;
+    else continue;
+    const values = new Map<string, unknown>();
+    if (group.values) for (const id of ids) if (Object.hasOwn(group.values, id) && group.values[id] !== undefined) values.set(id, group.values[id]);
+    carried.push({ resource, field, code, ids, values });
   }
   return carried;
 }

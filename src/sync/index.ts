@@ -30,11 +30,11 @@ import { currentBootId } from '../state/boot.js';
 import type { Content } from '../util/atomic-write.js';
 import { allSettled } from '../util/concurrent.js';
 import { scrub } from '../util/secrets.js';
-import { FindingSet, type Finding } from '../validate/findings.js';
+import { FindingSet, findingsOf, type Finding } from '../validate/findings.js';
 import { shapeFacts } from '../validate/quality.js';
 import { assemble, finalLists } from './assemble.js';
 import { describeChanges } from './changes.js';
-import { carriedFindings, crossCheckFindings, shapesWithCarried } from './findings.js';
+import { carriedGroups, crossCheckFindings, shapesWithCarried } from './findings.js';
 import { keptListSummaries } from './list-cache.js';
 import { pullList, unchosenList, type ListSummary } from './lists.js';
 import { nameLookup, withNames } from './names.js';
@@ -210,7 +210,10 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
 
     // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
     const carried = planned.carry ? previous!.quality : undefined;
-    if (carried) for (const finding of carriedFindings(carried, lists, pulled)) report(finding);
+    for (const group of carried ? carriedGroups(carried, lists, pulled) : []) {
+      findings.carry(group);
+      if (warnings) for (const finding of findingsOf(group)) warnings.write(finding, nameOf?.(finding.resource, finding.id));
+    }
     for (const finding of crossCheckFindings(lists, chosen, (resource, field, code) => findings.valuesOf(resource, field, code))) report(finding);
     await warnings?.close();
     const assembled = assemble({

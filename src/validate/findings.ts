@@ -101,11 +101,44 @@ class IdSet {
   }
 }
 
+/** A group of findings carried over whole from the previous quality report (see FindingSet.carry). */
+export type CarriedGroup = Omit<FindingGroup, 'names'>;
+
+/** The findings of a group, one by one. */
+export function* findingsOf(group: CarriedGroup): Generator<Finding> {
+  for (const id of group.ids) {
+    const value = group.values.get(id);
+    yield value === undefined ? { resource: group.resource, id, field: group.field, code: group.code } : { resource: group.resource, id, field: group.field, code: group.code, value };
+  }
+}
+
+/** `own` and `carried` together in id order, each id once. */
+function mergedIds(own: readonly string[], carried: readonly string[]): string[] {
+  const ids = sortIds(own.concat(carried));
+  let n = 0;
+  for (const id of ids) if (n === 0 || ids[n - 1] !== id) ids[n++] = id;
+  ids.length = n;
+  return ids;
+}
+
 const groupKey = (resource: string, field: string, code: string): string => `${resource}\u0000${field}\u0000${code}`;
 
 /** Findings gathered over a sync, one per (resource, field, code, id). */
 export class FindingSet {
   readonly #groups = new Map<string, { resource: ResourceName; field: string; code: FindingCode; ids: IdSet; values: Map<string, unknown> }>();
+  readonly #carried = new Map<string, CarriedGroup>();
+
+  /**
+   * Takes a group carried over from the previous report as it is, about records no finding of
+   * this run is about (the pull did not read them again): kept as the report's array, not added
+   * id by id, which cost a no-change sync of 200 000 servers 0.1 s for its 170 000 findings.
+   */
+  carry(group: CarriedGroup): void {
+    if (group.ids.length === 0) return;
+    const key = groupKey(group.resource, group.field, group.code);
+    const had = this.#carried.get(key);
+    this.#carried.set(key, had ? { ...had, ids: had.ids.concat(group.ids), values: new Map([...had.values, ...group.values]) } : group);
+  }
 
   /** Adds a finding; false when this record already had it. */
   add(finding: Finding): boolean {
@@ -122,20 +155,21 @@ export class FindingSet {
 
   /** The values of one group's findings by id, for those that carry one. */
   valuesOf(resource: ResourceName, field: string, code: FindingCode): ReadonlyMap<string, unknown> {
-    return this.#groups.get(groupKey(resource, field, code))?.values ?? new Map();
+    const key = groupKey(resource, field, code);
+    const own = this.#groups.get(key)?.values ?? new Map<string, unknown>();
+    const carried = this.#carried.get(key)?.values;
+    return carried?.size ? new Map([...carried, ...own]) : own;
   }
 
-  get size(): number {
-    let n = 0;
-    for (const group of this.#groups.values()) n += group.ids.size;
-    return n;
-  }
-
-  /** The groups in resource, field, code order, ids sorted. */
+  /** The groups in resource, field, code order, ids sorted, each once. */
   groups(): FindingGroup[] {
-    return [...this.#groups.values()]
-      .map((g) => ({ resource: g.resource, field: g.field, code: g.code, ids: sortIds([...g.ids]), values: g.values }))
-      .sort(compareGroups);
+    const out: FindingGroup[] = [];
+    for (const [key, g] of this.#groups) {
+      const carried = this.#carried.get(key);
+      out.push({ resource: g.resource, field: g.field, code: g.code, ids: mergedIds([...g.ids], carried?.ids ?? []), values: carried?.values.size ? new Map([...carried.values, ...g.values]) : g.values });
+    }
+    for (const [key, carried] of this.#carried) if (!this.#groups.has(key)) out.push({ ...carried, ids: mergedIds([], carried.ids) });
+    return out.sort(compareGroups);
   }
 }
 

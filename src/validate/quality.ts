@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { decodeJsonAs, encodeJsonPieces } from '../json/encode.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { compareCodeUnits } from '../util/order.js';
-import { FINDING_CODES, isRecordCode, type Finding, type FindingGroup, type ShapeFacts } from './findings.js';
+import { FINDING_CODES, type FindingGroup, type ShapeFacts } from './findings.js';
 import type { Shape } from './record.js';
 
 const groupSchema = z.strictObject({
@@ -86,19 +86,4 @@ export function encodeQuality(quality: Quality): Iterable<Buffer> {
 /** Parses the file's bytes or text; undefined when absent or not ours. */
 export function parseQuality(bytes: Buffer | string | undefined): Quality | undefined {
   return bytes === undefined ? undefined : decodeJsonAs(bytes, qualitySchema);
-}
-
-/**
- * Carries a previous snapshot's findings over for the records whose bodies did not change this
- * run (so they were not read again): `carried(resource, id)` says which.
- */
-export function replayFindings(previous: Quality, report: (finding: Finding) => void, carried: (resource: ResourceName, id: string) => boolean): void {
-  for (const group of previous.findings) {
-    if (!isRecordCode(group.code)) continue;
-    for (const id of group.ids) {
-      if (!carried(group.resource, id)) continue;
-      const value = group.values && Object.hasOwn(group.values, id) ? group.values[id] : undefined;
-      report({ resource: group.resource, id, field: group.field, code: group.code, ...(value === undefined ? {} : { value }) });
-    }
-  }
 }
