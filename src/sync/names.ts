@@ -17,10 +17,11 @@ type Names = Pick<ReadonlyMap<string, string>, 'get'>;
  * a million findings at 200 000 servers, at the moment a sync peaks in memory).
  */
 function namesIn(list: ListSummary, wanted: HashSet | undefined): Names {
-  const rows = new RowIndex(list.ids);
+  const rows = new RowIndex(list.ids, wanted?.size ?? list.ids.length);
   for (let n = 0; n < list.ids.length; n++) {
-    if (wanted && !wanted.hasHash(list.ids.hashAt(n))) continue;
-    if (list.nameAt.at(n)) rows.add(list.ids.at(n), () => n);
+    const hash = list.ids.hashAt(n);
+    // A list's ids differ (the list pull refuses one twice): each row goes in as it is.
+    if ((!wanted || wanted.hasHash(hash)) && list.nameAt.lengthAt(n) > 0) rows.addRow(n, hash);
   }
   return {
     get: (id) => {

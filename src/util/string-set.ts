@@ -152,6 +152,13 @@ export class StringList {
     }
   }
 
+  /** The length of value `n`, without building it. */
+  lengthAt(n: number): number {
+    const chunk = Math.floor(n / CHUNK);
+    if (chunk >= this.#chunks.length) return this.#open[n % CHUNK]!.length;
+    return this.#ends[n]! - (n % CHUNK === 0 ? 0 : this.#ends[n - 1]!);
+  }
+
   at(n: number): string {
     const chunk = Math.floor(n / CHUNK);
     const start = n % CHUNK === 0 ? 0 : this.#ends[n - 1]!;
@@ -199,10 +206,15 @@ export class StringList {
  */
 export class RowIndex {
   /** Slot → row + 1 (0: empty). */
-  #slots = new Int32Array(16);
+  #slots: Int32Array;
   #count = 0;
 
-  constructor(readonly list: StringList) {}
+  /** `expected`: about how many rows will be added (the index grows beyond as needed; each growth hashes every row again). */
+  constructor(readonly list: StringList, expected = 8) {
+    let slots = 16;
+    while (slots < expected * 2) slots *= 2;
+    this.#slots = new Int32Array(slots);
+  }
 
   get size(): number {
     return this.#count;
@@ -230,6 +242,16 @@ export class RowIndex {
     this.#slots[slot] = row() + 1;
     this.#count++;
     return true;
+  }
+
+  /** Adds row `row` of the list, whose hash53 is `hash`, without comparing it with the rows in: for a list whose values differ. */
+  addRow(row: number, hash: number): void {
+    if (2 * (this.#count + 1) > this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    let slot = hash & mask;
+    while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.#slots[slot] = row + 1;
+    this.#count++;
   }
 
   #grow(): void {
