@@ -14,7 +14,8 @@
  * refers to); 93 with the list summaries. The head names the run (counted by incremental syncs), the last run every
  * record was verified in, and the service the snapshot came from. After the columns, a member
  * `list <resource>` for each list whose summary the sync keeps (see sync/list-cache.ts), so a
- * list kept on a 304 need not be read again; each is parsed only by the sync that uses it.
+ * list kept on a 304 need not be read again; each is parsed only by the sync that uses it. And the
+ * stamps of the folders and lists the sync checked and left as they were (see stamps.ts).
  */
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
@@ -42,15 +43,17 @@ export interface CacheHead {
 /** What a cache holds besides the validators: its head, and the list summaries by resource (JSON text in pieces, checked by their user). */
 export interface CacheRead extends CacheHead {
   lists: Map<string, readonly Buffer[]>;
+  /** Stamps by path (see stamps.ts); none when the member is missing or malformed. */
+  stamps: Map<string, string>;
 }
 
 const LIST_MEMBER = 'list ';
 
 /**
  * The cache's text for `table` (the new snapshot's files, in `order`), bound to the manifest with
- * `manifestSha256`; `lists`: list summaries as JSON text in pieces, by resource.
+ * `manifestSha256`; `lists`: list summaries as JSON text in pieces, by resource; `stamps`: by path.
  */
-export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, Iterable<string | Buffer>> = new Map()): Generator<string | Buffer> {
+export function* httpCacheChunks(table: FileTable, order: readonly number[], manifestSha256: string, head: CacheHead, lists: ReadonlyMap<string, Iterable<string | Buffer>> = new Map(), stamps: ReadonlyMap<string, string> = new Map()): Generator<string | Buffer> {
   const columns = table.validatorColumns(order);
   yield `{"format":${FORMAT},"manifest":"${manifestSha256}","run":${head.run},"verified":${head.verified},"service":${JSON.stringify(head.service)},"count":${order.length}`;
   for (const name of BYTE_COLUMNS) {
@@ -59,12 +62,19 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
     for (let at = 0; at < bytes.length; at += SLICE_BYTES) yield bytes.toString('base64', at, Math.min(bytes.length, at + SLICE_BYTES));
     yield '"';
   }
-  yield `,"otherEtags":${JSON.stringify(Object.fromEntries(columns.otherEtags))},"modified":${JSON.stringify(Object.fromEntries(columns.modified))},"refs":${JSON.stringify(columns.refs)}`;
+  yield `,"otherEtags":${JSON.stringify(Object.fromEntries(columns.otherEtags))},"modified":${JSON.stringify(Object.fromEntries(columns.modified))},"refs":${JSON.stringify(columns.refs)},"stamps":${JSON.stringify(Object.fromEntries(stamps))}`;
   for (const [resource, summary] of lists) {
     yield `,${JSON.stringify(LIST_MEMBER + resource)}:`;
     yield* summary;
   }
   yield '}\n';
+}
+
+/** A JSON object of strings by path, as a map; empty when it is anything else. */
+function stampsIn(value: unknown): Map<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return new Map();
+  const entries = Object.entries(value);
+  return entries.every(([, stamp]) => typeof stamp === 'string') ? new Map(entries as [string, string][]) : new Map();
 }
 
 /** A JSON object of strings keyed by row numbers, as a map; undefined when it is anything else. */
@@ -171,5 +181,5 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
   if (!Number.isSafeInteger(run) || (run as number) < 1 || !Number.isSafeInteger(verified) || (verified as number) < 0 || (verified as number) > (run as number) || typeof service !== 'string') return false;
   const columns = columnsOf(members);
   if (!columns || !table.loadValidatorColumns(columns)) return false;
-  return { run: run as number, service, verified: verified as number, lists };
+  return { run: run as number, service, verified: verified as number, lists, stamps: stampsIn(members.get('stamps')) };
 }

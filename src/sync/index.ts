@@ -25,6 +25,7 @@ import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
 import { displayUrl, encodeLastSync } from '../snapshot/last-sync.js';
 import { CHANGES_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../snapshot/paths.js';
+import { untouched } from '../snapshot/stamps.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { currentBootId } from '../state/boot.js';
 import type { Content } from '../util/atomic-write.js';
@@ -274,7 +275,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       manifest,
       pending,
       meta: new Map<string, Content>([
-        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service }, keptListSummaries(lists, chosen, config.redact, pulled.gone))],
+        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service }, keptListSummaries(lists, chosen, config.redact, pulled.gone), untouched(previous?.stamps ?? new Map(), pending))],
         [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
       ]),
       sign: options.signingKey ? (bytes) => signManifest(bytes, options.signingKey!) : undefined,

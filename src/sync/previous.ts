@@ -16,6 +16,7 @@ import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
+import { stampsOf } from '../snapshot/stamps.js';
 import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
 
@@ -31,6 +32,8 @@ export interface Previous {
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */
   history: Buffer | undefined;
+  /** The stamps of the folders listed and the lists checked, each taken before (see stamps.ts). */
+  stamps: ReadonlyMap<string, string>;
 }
 
 /** Reads the snapshot published in `dir` (undefined when there is none); `bootId`: this boot's (see state/boot.ts). */
@@ -44,8 +47,6 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const folders = foldersOf(table.pathSpans());
   // Never read a snapshot through a link out of the folder.
   await checkFolders(dir, folders);
-  // Listed while the run metadata is read and the lists are pulled (see PublishedSnapshot.listed).
-  const listing = (await syncedInBoot(dir, bootId)) ? listedEntries(dir, folders, table) : undefined;
   // The validators stand for bodies as published under the previous redaction policy: a 304
   // under another policy would keep a file the new one must change.
   const i = table.indexOf(REDACTION_FILE);
@@ -54,12 +55,15 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // Under redaction by value, a file kept unread (304, or an incremental skip) would hide the
   // values it holds from this run's gathering, and a value seen only there would stay in the
   // files that are fetched: every body is fetched again.
-  const snapshot = PublishedSnapshot.of(dir, manifest, listing);
-  // The lists a 304 keeps are checked against the manifest: hashed while the run metadata is read.
-  snapshot.checkAhead(RESOURCE_NAMES.map(listFile));
   const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
-  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, quality: withoutNames(parseQuality(await snapshot.readText(QUALITY_FILE))), history: await snapshot.read(CHANGES_FILE) };
+  // Within a boot, a folder or list stamped by the last sync and unchanged since is as that sync checked it (see stamps.ts).
+  const stamps = (await syncedInBoot(dir, bootId)) ? stampsOf(dir, cache?.stamps ?? new Map()) : undefined;
+  // Listed while the lists are pulled (see PublishedSnapshot.listed).
+  const snapshot = PublishedSnapshot.of(dir, manifest, stamps && listedEntries(dir, folders, table, stamps.unchanged));
+  // The lists a 304 keeps are checked against the manifest: hashed meanwhile, unless stamped unchanged.
+  await snapshot.checkAhead(RESOURCE_NAMES.map(listFile), stamps?.unchanged);
+  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, stamps: stamps?.seen ?? new Map(), quality: withoutNames(parseQuality(await snapshot.readText(QUALITY_FILE))), history: await snapshot.read(CHANGES_FILE) };
 }
 
 /**

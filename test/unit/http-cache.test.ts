@@ -30,7 +30,7 @@ function tableOf(withValidators: boolean): FileTable {
 function writeCache(dir: string, table: FileTable): string {
   mkdirSync(join(dir, '_meta'), { recursive: true });
   const file = join(dir, '_meta/http-cache.json');
-  writeFileSync(file, [...httpCacheChunks(table, FILES.map((_, n) => n), MANIFEST, HEAD, new Map([['servers', ['{"stamped":true}']]]))].join(''));
+  writeFileSync(file, [...httpCacheChunks(table, FILES.map((_, n) => n), MANIFEST, HEAD, new Map([['servers', ['{"stamped":true}']]]), new Map([['servers', '1:2:3:4'], ['', '1:5:6:7']]))].join(''));
   return file;
 }
 
@@ -42,6 +42,7 @@ describe('the run metadata', () => {
     const cache = await readHttpCache(dir, read, MANIFEST);
     expect(cache && { run: cache.run, verified: cache.verified, service: cache.service }).toEqual(HEAD);
     expect(cache && Buffer.concat(cache.lists.get('servers')!).toString()).toBe('{"stamped":true}');
+    expect(cache && cache.stamps).toEqual(new Map([['servers', '1:2:3:4'], ['', '1:5:6:7']]));
     FILES.forEach(([path, validators], n) => expect([path, read.validators(n)]).toEqual([path, validators && expect.objectContaining(validators)]));
   });
 
