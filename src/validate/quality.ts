@@ -11,15 +11,22 @@ import { compareCodeUnits } from '../util/order.js';
 import { FINDING_CODES, type FindingGroup, type ShapeFacts } from './findings.js';
 import type { Shape } from './record.js';
 
+/**
+ * An array of strings, checked in one loop and taken as it is: z.array(z.string()) checks each
+ * element through the schema machinery and copies the array, and a report of 200 000 servers
+ * holds 400 000 ids and names (a fifth of a second of every sync's reading).
+ */
+const strings = z.custom<string[]>((value) => Array.isArray(value) && value.every((item) => typeof item === 'string'), 'expected an array of strings');
+
 const groupSchema = z.strictObject({
   resource: z.enum(RESOURCE_NAMES),
   field: z.string(),
   code: z.enum(FINDING_CODES),
   count: z.int().min(1),
   share: z.number(),
-  ids: z.array(z.string()),
+  ids: strings,
   /** Beside `ids`, each record's name ('' for one without); absent when none has one. */
-  names: z.array(z.string()).optional(),
+  names: strings.optional(),
   values: z.record(z.string(), z.unknown()).optional(),
 });
 
