@@ -47,6 +47,14 @@ export interface CacheRead extends CacheHead {
   stamps: Map<string, string>;
 }
 
+/** A cache as read, before it is bound to a manifest's table (bindHttpCache). */
+export interface CacheFile extends CacheRead {
+  /** The sha256 of the manifest it belongs to. */
+  manifest: string;
+  count: number;
+  columns: ValidatorColumns;
+}
+
 const LIST_MEMBER = 'list ';
 
 /**
@@ -146,11 +154,10 @@ function columnsOf(members: Map<string, unknown>): ValidatorColumns | undefined 
 }
 
 /**
- * Reads the folder's cache into `table` (the previous manifest's files, in manifest order), when
- * it belongs to the manifest whose sha256 is `manifestSha256`. Returns its head when it did; a
- * missing, damaged or foreign cache is simply not used (the sync then fetches everything).
+ * Reads the folder's cache; false when it is missing, damaged or of another format: it is then
+ * simply not used (the sync fetches everything).
  */
-export async function readHttpCache(dir: string, table: FileTable, manifestSha256: string): Promise<CacheRead | false> {
+export async function readHttpCache(dir: string): Promise<CacheFile | false> {
   // No member is streamed, and each is decoded as it completes, so the file is never held whole
   // (33 MB at 200 000 servers); list summaries are kept as bytes for their user to parse.
   const scanner = new EnvelopeScanner('');
@@ -174,12 +181,20 @@ export async function readHttpCache(dir: string, table: FileTable, manifestSha25
     if (error instanceof ScanError || error instanceof SyntaxError || (error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-  if (members.get('format') !== FORMAT || members.get('manifest') !== manifestSha256 || members.get('count') !== table.size) return false;
-  const run = members.get('run');
-  const verified = members.get('verified');
-  const service = members.get('service');
+  const [manifest, count, run, verified, service] = ['manifest', 'count', 'run', 'verified', 'service'].map((key) => members.get(key));
+  if (members.get('format') !== FORMAT || typeof manifest !== 'string' || !Number.isSafeInteger(count)) return false;
   if (!Number.isSafeInteger(run) || (run as number) < 1 || !Number.isSafeInteger(verified) || (verified as number) < 0 || (verified as number) > (run as number) || typeof service !== 'string') return false;
   const columns = columnsOf(members);
-  if (!columns || !table.loadValidatorColumns(columns)) return false;
-  return { run: run as number, service, verified: verified as number, lists, stamps: stampsIn(members.get('stamps')) };
+  if (!columns) return false;
+  return { manifest, count: count as number, columns, run: run as number, service, verified: verified as number, lists, stamps: stampsIn(members.get('stamps')) };
+}
+
+/**
+ * Loads `cache` into `table` (the previous manifest's files, in manifest order) when it belongs to
+ * the manifest whose sha256 is `manifestSha256`; returns what else it holds when it did.
+ */
+export function bindHttpCache(cache: CacheFile, table: FileTable, manifestSha256: string): CacheRead | false {
+  if (cache.manifest !== manifestSha256 || cache.count !== table.size || !table.loadValidatorColumns(cache.columns)) return false;
+  const { run, service, verified, lists, stamps } = cache;
+  return { run, service, verified, lists, stamps };
 }

@@ -169,18 +169,19 @@ class CanonicalReader<T> {
 
 /**
  * Reads a manifest from `chunks` (the file in order) into a new sink from `sink`; undefined when
- * it is not a manifest of ours. The canonical form is read fast; anything else is read again whole
- * by parseManifest, so `again` must give the bytes once more.
+ * it is not a manifest of ours. The canonical form is read fast (and not hashed when the sha256 of
+ * its bytes is `known`); anything else is read again whole by parseManifest, so `again` must give
+ * the bytes once more.
  */
-export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, sink: () => ManifestSink<T>): Promise<{ entries: T; sha256: string; exact: boolean } | undefined> {
+export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, sink: () => ManifestSink<T>, known?: string): Promise<{ entries: T; sha256: string; exact: boolean } | undefined> {
   const reader = new CanonicalReader(sink());
-  const hash = createHash('sha256');
+  const hash = known === undefined ? createHash('sha256') : undefined;
   try {
     for await (const chunk of chunks) {
-      hash.update(chunk);
+      hash?.update(chunk);
       reader.push(chunk);
     }
-    return { entries: reader.end(), sha256: hash.digest('hex'), exact: reader.exact };
+    return { entries: reader.end(), sha256: hash ? hash.digest('hex') : known!, exact: reader.exact };
   } catch (error) {
     if (!(error instanceof NotCanonical)) throw error;
     const read = parseManifest(await again());
@@ -193,18 +194,22 @@ export async function readManifestInto<T>(chunks: AsyncIterable<Buffer>, again: 
 }
 
 /** readManifestInto a FileTable. */
-export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, expected?: number): Promise<ManifestRead | undefined> {
-  const read = await readManifestInto(chunks, again, () => fileTableSink(expected));
+export async function readManifestChunks(chunks: AsyncIterable<Buffer>, again: () => Promise<Buffer>, expected?: number, known?: string): Promise<ManifestRead | undefined> {
+  const read = await readManifestInto(chunks, again, () => fileTableSink(expected), known);
   return read && { table: read.entries, sha256: read.sha256, exact: read.exact };
 }
 
-/** Reads `dir`'s manifest as it streams from disk; undefined when there is none or it is not ours. */
-export async function readManifest(dir: string): Promise<ManifestRead | undefined> {
+/**
+ * Reads `dir`'s manifest as it streams from disk; undefined when there is none or it is not ours.
+ * `known`: the sha256 of its bytes, when the caller knows them unchanged since they were hashed
+ * (see stamps.ts); a manifest in another form than a sync writes is hashed all the same.
+ */
+export async function readManifest(dir: string, known?: string): Promise<ManifestRead | undefined> {
   const file = join(dir, MANIFEST_FILE);
   try {
     // About 120 bytes an entry: the table is made that size at once.
     const expected = Math.ceil((await stat(file)).size / 120);
-    return await readManifestChunks(createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>, () => readFile(file), expected);
+    return await readManifestChunks(createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>, () => readFile(file), expected, known);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;

@@ -23,6 +23,8 @@ export interface Stamps {
   unchanged(path: string): Promise<boolean>;
   /** The stamp of each path asked about, taken when it was asked (but for one changed a moment before). */
   readonly seen: ReadonlyMap<string, string>;
+  /** Vouches for nothing from now on: the last sync's stamps were taken with another manifest. */
+  distrust(): void;
 }
 
 /** A path's stamp, and whether it changed too recently to be kept; undefined when it is not there (or neither a file nor a folder). */
@@ -37,6 +39,9 @@ export function stampsOf(dir: string, recorded: ReadonlyMap<string, string>): St
   const seen = new Map<string, string>();
   return {
     seen,
+    distrust() {
+      recorded = new Map();
+    },
     async unchanged(path) {
       const now = await stampOf(join(dir, path));
       if (now === undefined) return false;
@@ -47,11 +52,12 @@ export function stampsOf(dir: string, recorded: ReadonlyMap<string, string>): St
 }
 
 /**
- * The stamps of `seen` for what a publish of `written` and `removed` leaves as it was: neither
- * those files nor their folders, nor `_meta/` (every run writes its run metadata there).
+ * The stamps of `seen` for what a publish of `written` and `removed` (and `replaced`, files outside
+ * the snapshot) leaves as it was: neither those files nor their folders, nor `_meta/` (every run
+ * writes its run metadata there).
  */
-export function untouched(seen: ReadonlyMap<string, string>, { written, removed }: { written: readonly string[]; removed: readonly string[] }): Map<string, string> {
-  const touched = new Set<string>([META_DIR]);
+export function untouched(seen: ReadonlyMap<string, string>, { written, removed }: { written: readonly string[]; removed: readonly string[] }, replaced: readonly string[] = []): Map<string, string> {
+  const touched = new Set<string>([META_DIR, ...replaced]);
   for (const paths of [written, removed]) {
     for (const path of paths) {
       if (seen.has(path)) touched.add(path);

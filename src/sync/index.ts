@@ -24,7 +24,7 @@ import { loadPrivateKey, type LoadedKey } from '../sign/keys.js';
 import { signManifest, signsManifest } from '../sign/signature.js';
 import { httpCacheChunks } from '../snapshot/http-cache.js';
 import { displayUrl, encodeLastSync } from '../snapshot/last-sync.js';
-import { CHANGES_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE } from '../snapshot/paths.js';
+import { CHANGES_FILE, HTTP_CACHE_FILE, LAST_SYNC_FILE, MANIFEST_FILE } from '../snapshot/paths.js';
 import { untouched } from '../snapshot/stamps.js';
 import { RESOURCE_NAMES, type ResourceName } from '../spec/resources.js';
 import { currentBootId } from '../state/boot.js';
@@ -275,7 +275,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
       manifest,
       pending,
       meta: new Map<string, Content>([
-        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service }, keptListSummaries(lists, chosen, config.redact, pulled.gone), untouched(previous?.stamps ?? new Map(), pending))],
+        [HTTP_CACHE_FILE, httpCacheChunks(next.entries, manifest.order, manifest.sha256, { run: planned.run, verified: planned.verified, service }, keptListSummaries(lists, chosen, config.redact, pulled.gone), untouched(previous?.stamps ?? new Map(), pending, manifest.same ? [] : [MANIFEST_FILE]))],
         [LAST_SYNC_FILE, encodeLastSync(lastSyncRecord(outcome, bootId))],
       ]),
       sign: options.signingKey ? (bytes) => signManifest(bytes, options.signingKey!) : undefined,

@@ -14,7 +14,7 @@ import { RESOURCE_NAMES } from '../spec/resources.js';
 import { listedEntries, PublishedSnapshot } from '../snapshot/published.js';
 import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
-import { readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
+import { bindHttpCache, readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
 import { stampsOf } from '../snapshot/stamps.js';
 import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
@@ -38,7 +38,11 @@ export interface Previous {
 
 /** Reads the snapshot published in `dir` (undefined when there is none); `bootId`: this boot's (see state/boot.ts). */
 export async function readPrevious(dir: string, redact: RedactPolicy | undefined, bootId: string | undefined): Promise<Previous | undefined> {
-  const manifest = await readManifest(dir);
+  // The run metadata first: within a boot, a folder, list or manifest stamped by the last sync and
+  // unchanged since is as that sync checked it (see stamps.ts), and the manifest need not be hashed.
+  const file = await readHttpCache(dir);
+  const stamps = (await syncedInBoot(dir, bootId)) ? stampsOf(dir, file ? file.stamps : new Map()) : undefined;
+  const manifest = await readManifest(dir, file && stamps && (await stamps.unchanged(MANIFEST_FILE)) ? file.manifest : undefined);
   if (!manifest) {
     await refuseDamagedManifest(dir);
     return undefined;
@@ -55,10 +59,10 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // Under redaction by value, a file kept unread (304, or an incremental skip) would hide the
   // values it holds from this run's gathering, and a value seen only there would stay in the
   // files that are fetched: every body is fetched again.
-  const cache = (samePolicy && valueFields(redact).length === 0 && (await readHttpCache(dir, table, manifest.sha256))) || undefined;
+  const cache = (file && samePolicy && valueFields(redact).length === 0 && bindHttpCache(file, table, manifest.sha256)) || undefined;
+  // Stamps taken with another manifest vouch for nothing.
+  if (file && file.manifest !== manifest.sha256) stamps?.distrust();
   const head = cache && { run: cache.run, service: cache.service, verified: cache.verified };
-  // Within a boot, a folder or list stamped by the last sync and unchanged since is as that sync checked it (see stamps.ts).
-  const stamps = (await syncedInBoot(dir, bootId)) ? stampsOf(dir, cache?.stamps ?? new Map()) : undefined;
   // Listed while the lists are pulled (see PublishedSnapshot.listed).
   const snapshot = PublishedSnapshot.of(dir, manifest, stamps && listedEntries(dir, folders, table, stamps.unchanged));
   // The lists a 304 keeps are checked against the manifest: hashed meanwhile, unless stamped unchanged.

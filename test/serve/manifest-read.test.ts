@@ -76,6 +76,14 @@ describe('readManifestChunks', () => {
     expect((await readManifestChunks(pieces(compact, 64), async () => compact))?.exact).toBe(false);
   });
 
+  it('takes the digest of the bytes when the caller knows it, but for a manifest in another form, which it hashes', async () => {
+    const canonical = encodeManifest(table(PATHS));
+    const compact = Buffer.from(JSON.stringify(JSON.parse(canonical.toString())));
+    const known = 'f'.repeat(64);
+    expect(summary(await readManifestChunks(pieces(canonical, 100), async () => canonical, undefined, known))).toEqual({ ...(summary(parseManifest(canonical)) as object), sha256: known });
+    expect((await readManifestChunks(pieces(compact, 100), async () => compact, undefined, known))?.sha256).toBe(hash('sha256', compact, 'hex'));
+  });
+
   it('refuses a manifest that lists a path no snapshot has, by both readers', async () => {
     for (const path of HOSTILE) {
       const bytes = encodeManifest(table(['servers.json', path]));

@@ -90,7 +90,7 @@ describe('conditional requests', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await syncInto(upstream, out);
     const stamped = Object.keys((JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as { stamps: Record<string, string> }).stamps);
-    expect(stamped).toEqual(expect.arrayContaining(['servers', 'applications', 'servers.json']));
+    expect(stamped).toEqual(expect.arrayContaining(['servers', 'applications', 'servers.json', '_meta/manifest.json']));
     const name = `servers/${readdirSync(join(out, 'servers')).find((n) => n.endsWith('.json'))!}`;
     const good = readFileSync(join(out, name));
     rmSync(join(out, name));

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { httpCacheChunks, readHttpCache } from '../../src/snapshot/http-cache.js';
+import { bindHttpCache, httpCacheChunks, readHttpCache as readFile } from '../../src/snapshot/http-cache.js';
 import { FileTable, type Validators } from '../../src/snapshot/table.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -32,6 +32,12 @@ function writeCache(dir: string, table: FileTable): string {
   const file = join(dir, '_meta/http-cache.json');
   writeFileSync(file, [...httpCacheChunks(table, FILES.map((_, n) => n), MANIFEST, HEAD, new Map([['servers', ['{"stamped":true}']]]), new Map([['servers', '1:2:3:4'], ['', '1:5:6:7']]))].join(''));
   return file;
+}
+
+/** The cache in `dir` loaded into `table`, as a sync binds it to the manifest with `sha256`. */
+async function readHttpCache(dir: string, table: FileTable, sha256: string): Promise<ReturnType<typeof bindHttpCache>> {
+  const cache = await readFile(dir);
+  return cache && bindHttpCache(cache, table, sha256);
 }
 
 describe('the run metadata', () => {

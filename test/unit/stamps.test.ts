@@ -39,6 +39,11 @@ describe('stamps of a snapshot', () => {
     // Never stamped; nor do stamps of another folder count.
     expect(await again.unchanged('servers/1.json')).toBe(false);
     expect(await stampsOf(await folder(), new Map(recorded)).unchanged('servers')).toBe(false);
+    // Taken with another manifest: distrusted, they vouch for nothing, but go on noting stamps.
+    const other = stampsOf(dir, new Map(recorded));
+    other.distrust();
+    expect(await other.unchanged('servers')).toBe(false);
+    expect(other.seen).toEqual(new Map([['servers', recorded.get('servers')]]));
   });
 
   it('no longer vouch for a folder that lost, gained or renamed an entry, nor for a list written again with the same bytes', async () => {
