@@ -7,7 +7,7 @@
  * is the same as checked already. It need not list a folder of 200 000 records (0.3 s of CPU) nor
  * hash 150 MB of lists to know the snapshot is still there; anything else is listed or hashed as before.
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { META_DIR } from './paths.js';
 
@@ -16,6 +16,19 @@ import { META_DIR } from './paths.js';
  * to 10 ms): a change in the tick a stamp was taken could leave the same ctime (git's "racy clean").
  */
 const RACY_NS = 100_000_000n;
+
+/**
+ * Local filesystems whose ctimes behave as above, by statfs(2) type: ext2/3/4, XFS, Btrfs, tmpfs,
+ * ZFS, OverlayFS (containers), F2FS. Not network ones (a client may cache a folder's attributes
+ * for a minute) nor FAT and the like (no change time).
+ */
+const CTIME_KEEPERS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x2fc12fc1, 0x794c7630, 0xf2f52010]);
+
+/** Whether stamps can vouch for what is in `dir`: a filesystem known to keep ctimes as stamps need them. */
+export async function keepsCtimes(dir: string): Promise<boolean> {
+  const stats = await statfs(dir).catch(() => undefined);
+  return stats !== undefined && CTIME_KEEPERS.has(Number(stats.type));
+}
 
 /** The stamps a sync compares with those of the last, and those it takes. */
 export interface Stamps {

@@ -16,7 +16,7 @@ import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
 import { bindHttpCache, readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
-import { stampsOf } from '../snapshot/stamps.js';
+import { keepsCtimes, stampsOf } from '../snapshot/stamps.js';
 import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
 import { parseQuality, type Quality } from '../validate/quality.js';
 
@@ -41,7 +41,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   // The run metadata first: within a boot, a folder, list or manifest stamped by the last sync and
   // unchanged since is as that sync checked it (see stamps.ts), and the manifest need not be hashed.
   const file = await readHttpCache(dir);
-  const stamps = (await syncedInBoot(dir, bootId)) ? stampsOf(dir, file ? file.stamps : new Map()) : undefined;
+  const stamps = (await syncedInBoot(dir, bootId)) && (await keepsCtimes(dir)) ? stampsOf(dir, file ? file.stamps : new Map()) : undefined;
   const manifest = await readManifest(dir, file && stamps && (await stamps.unchanged(MANIFEST_FILE)) ? file.manifest : undefined);
   if (!manifest) {
     await refuseDamagedManifest(dir);

@@ -9,6 +9,7 @@ import { syncInto } from '../helpers/sync.js';
 import { tempDir } from '../helpers/tmp.js';
 import { snapshotData, treeState } from '../helpers/tree.js';
 import { useUpstream } from '../helpers/upstream.js';
+import { keepsCtimes } from '../../src/snapshot/stamps.js';
 import { verifyFolder } from '../../src/verify/verify.js';
 
 
@@ -90,7 +91,8 @@ describe('conditional requests', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     await syncInto(upstream, out);
     const stamped = Object.keys((JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as { stamps: Record<string, string> }).stamps);
-    expect(stamped).toEqual(expect.arrayContaining(['servers', 'applications', 'servers.json', '_meta/manifest.json']));
+    // Stamps are taken only where ctimes can be trusted (see stamps.ts); the file comes back either way.
+    if (await keepsCtimes(out)) expect(stamped).toEqual(expect.arrayContaining(['servers', 'applications', 'servers.json', '_meta/manifest.json']));
     const name = `servers/${readdirSync(join(out, 'servers')).find((n) => n.endsWith('.json'))!}`;
     const good = readFileSync(join(out, name));
     rmSync(join(out, name));

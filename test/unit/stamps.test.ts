@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stampsOf, untouched } from '../../src/snapshot/stamps.js';
+import { keepsCtimes, stampsOf, untouched } from '../../src/snapshot/stamps.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** Longer than the stamps' racy window: a change within it is never stamped. */
@@ -65,6 +65,11 @@ describe('stamps of a snapshot', () => {
     const dir = await folder();
     writeFileSync(join(dir, 'servers/4.json'), '{}');
     expect([...(await stamp(dir, ['servers', 'servers.json'])).keys()]).toEqual(['servers.json']);
+  });
+
+  it('are used only on a filesystem known to keep ctimes: not on /proc, nor where there is none', async () => {
+    expect(await keepsCtimes('/proc')).toBe(false);
+    expect(await keepsCtimes(join(tempDir(), 'absent'))).toBe(false);
   });
 
   it('are kept only for what a publish left as it was: neither the files it wrote or removed, their folders, nor _meta', () => {
