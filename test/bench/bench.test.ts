@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_SCALING, parseBenchArgs } from '../../bench/args.js';
+import { fastestRun, incrementalProblems, type IncrementalRun } from '../../bench/incremental.js';
 import { formatScaling, type ScalingRow } from '../../bench/report.js';
 import { rowDoesNotFit, scaleSteps, type RowBasis } from '../../bench/scaling.js';
 import { onPath } from '../../bench/script.js';
@@ -59,6 +60,8 @@ test('bench --quick --scale 300 --scaling 150,300 measures the floors, a sync an
   for (const run of results.incremental) {
     expect(run.noChange.requests).toBeLessThanOrEqual(run.bound.requests);
     expect(run.noChange.written).toBe(0);
+    expect(run.noChange.runsMs).toHaveLength(3);
+    expect(Math.min(...run.noChange.runsMs)).toBe(run.noChange.wallMs);
     expect(run.noChange.fetched).toBe(run.noChange.reasons.refresh);
     expect(run.afterChange.fetched).toBeGreaterThan(run.noChange.fetched);
     expect(run.afterChange.reasons.changed).toBeGreaterThan(0);
@@ -169,6 +172,19 @@ describe('the bench, its pure parts', () => {
     expect(rowDoesNotFit(360_000, basis, { ...plenty, freeMemBytes: 12 * 2 ** 30 })).toBe('would need about 12.0 GiB of memory at the pace of the 20000-server row, 12.0 GiB free');
     expect(rowDoesNotFit(360_000, basis, { ...plenty, freeDiskBytes: 13 * 2 ** 30 })).toBe('would write about 12.0 GiB at the pace of the 20000-server row, 13.0 GiB of disk free');
     expect(rowDoesNotFit(360_000, { ...basis, memBytes: undefined }, { ...plenty, freeDiskBytes: undefined })).toBeUndefined();
+  });
+
+  test('no-change incremental rounds: the fastest is timed, the worst requests and writes are judged', () => {
+    const round = (wallMs: number, requests: number, written = 0): IncrementalRun => ({ wallMs, requests, fetched: requests - 35, reasons: { refresh: requests - 35 }, written });
+    const best = fastestRun([round(4_400, 51_468), round(3_900, 51_468), round(4_100, 51_470, 2)]);
+    expect(best).toMatchObject({ wallMs: 3_900, requests: 51_470, written: 2, runsMs: [4_400, 3_900, 4_100] });
+    const result = { scale: 200_000, records: 360_025, views: 30, resyncMs: 14_000, noChange: best, bound: { requests: 51_469, ms: 4_000 } };
+    expect(incrementalProblems(result, true)).toEqual([
+      'a no-change incremental sync at 200000 servers made 51470 requests; the bound is 51469',
+      'a no-change incremental sync at 200000 servers wrote 2 files; it must write none',
+    ]);
+    expect(incrementalProblems({ ...result, noChange: fastestRun([round(4_400, 51_468)]) }, true)).toEqual(['a no-change incremental sync at 200000 servers took 4.40 s; the bound is 4.00 s (re-sync / 7 + 2 s)']);
+    expect(() => fastestRun([])).toThrow(/at least one run/);
   });
 
   test('median and spread', () => {
