@@ -275,7 +275,6 @@ export class Reindenter {
     let hash = 0x811c9dc5;
     for (let k = at; k < at + length; k++) hash = Math.imul(hash ^ out[k]!, 0x01000193);
     const from = this.#keysFrom[level - 1]!;
-    const same = (k: number): boolean => this.#keyHash[k] === hash && this.#keyLength[k] === length && out.compare(out, at, at + length, this.#keyAt[k]!, this.#keyAt[k]! + length) === 0;
     let byHash = this.#byHash[level - 1];
     if (byHash === undefined && this.#keys - from > SCAN_KEYS) {
       byHash = new Map();
@@ -286,9 +285,9 @@ export class Reindenter {
       this.#byHash[level - 1] = byHash;
     }
     if (byHash === undefined) {
-      for (let k = from; k < this.#keys; k++) if (same(k)) return false;
+      for (let k = from; k < this.#keys; k++) if (this.#sameKey(out, k, hash, at, length)) return false;
     } else {
-      for (let k = byHash.get(hash) ?? -1; k >= 0; k = this.#keyNext[k]!) if (same(k)) return false;
+      for (let k = byHash.get(hash) ?? -1; k >= 0; k = this.#keyNext[k]!) if (this.#sameKey(out, k, hash, at, length)) return false;
     }
     if (this.#keys === this.#keyHash.length) {
       this.#keyHash = grown(this.#keyHash);
@@ -304,6 +303,11 @@ export class Reindenter {
     this.#keyAt[this.#keys] = at;
     this.#keyLength[this.#keys++] = length;
     return true;
+  }
+
+  /** Whether key `k` is the key of `length` bytes at `at` with this hash. A method, not a closure per key: that was most of the main thread's garbage in a first sync. */
+  #sameKey(out: Buffer, k: number, hash: number, at: number, length: number): boolean {
+    return this.#keyHash[k] === hash && this.#keyLength[k] === length && out.compare(out, at, at + length, this.#keyAt[k]!, this.#keyAt[k]! + length) === 0;
   }
 }
 
