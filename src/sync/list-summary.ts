@@ -153,8 +153,11 @@ export interface CachedItems {
   nameLengths: readonly number[];
   /** References (databases, appservers): the value each item's cross-check looks at. */
   refs: readonly unknown[];
-  /** Where each item sits in the published file: start and length, in turn. */
-  places: readonly number[];
+  /** Where each item sits in the published file: the bytes since the previous item's end (since `from` for the first), and its length. */
+  gaps: readonly number[];
+  lengths: readonly number[];
+  /** Where the previous chunk's last item ends. */
+  from: number;
   /** Whether every item carries `updated_at`. */
   stamped: boolean;
 }
@@ -222,13 +225,16 @@ export class Summarizer {
     const referring = this.resource === 'databases' || this.resource === 'appservers';
     let idAt = 0;
     let nameAt = 0;
+    let end = items.from;
     for (let k = 0; k < count; k++) {
       this.#members.addSlice(items.ids, idAt, (idAt += items.idLengths[k]!));
       const nameLength = items.nameLengths[k]!;
       if (nameLength >= 0 && this.resource === 'servers') this.#names.addSlice(items.names, nameAt, nameAt + nameLength);
       nameAt += Math.max(0, nameLength);
       if (referring) this.refs.push(JSON.stringify(items.refs[k] ?? null));
-      this.places?.push(items.places[2 * k]!, items.places[2 * k + 1]!);
+      const at = end + items.gaps[k]!;
+      end = at + items.lengths[k]!;
+      this.places?.push(at, items.lengths[k]!);
     }
   }
 

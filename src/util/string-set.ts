@@ -122,9 +122,11 @@ export class StringList {
    * kept as the one string it is.
    */
   pushJoined(text: string, lengths: readonly number[]): void {
+    // Indexed loops: called once per chunk, this never gets optimized, and for-of in unoptimized
+    // code makes an object per step (20 MB as a re-sync at 200 000 servers read its list summaries).
     if (this.#length % CHUNK !== 0 || lengths.length !== CHUNK) {
       let at = 0;
-      for (const length of lengths) this.push(text.slice(at, (at += length)));
+      for (let k = 0; k < lengths.length; k++) this.push(text.slice(at, (at += lengths[k]!)));
       return;
     }
     while (this.#length + CHUNK > this.#ends.length) {
@@ -133,7 +135,7 @@ export class StringList {
       this.#ends = grown;
     }
     let end = 0;
-    for (const length of lengths) this.#ends[this.#length++] = end += length;
+    for (let k = 0; k < lengths.length; k++) this.#ends[this.#length++] = end += lengths[k]!;
     this.#chunks.push(text);
   }
 

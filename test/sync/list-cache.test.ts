@@ -51,15 +51,24 @@ function described(kept: Kept): [string, number, number][] {
 /** A summary of items `[id, name (null: none), ref, at, length]`, built as a list cache's reader builds one. */
 function summaryOf(resource: 'servers' | 'databases', items: [string, string | null, unknown, number, number][], stamped = true): ListSummary {
   const summary = new Summarizer(resource, 'test', 10_000, new ItemPlaces());
+  let end = 0;
   for (let from = 0; from < items.length; from += 4096) {
     const chunk = items.slice(from, from + 4096);
+    const start = end;
+    const gaps = chunk.map(([, , , at, length]) => {
+      const gap = at - end;
+      end = at + length;
+      return gap;
+    });
     summary.takeCachedChunk({
       ids: chunk.map(([id]) => id).join(''),
       idLengths: chunk.map(([id]) => id.length),
       names: chunk.map(([, name]) => name ?? '').join(''),
       nameLengths: chunk.map(([, name]) => (name === null ? -1 : name.length)),
       refs: chunk.map(([, , ref]) => ref),
-      places: chunk.flatMap(([, , , at, length]) => [at, length]),
+      gaps,
+      lengths: chunk.map(([, , , , length]) => length),
+      from: start,
       stamped,
     });
   }

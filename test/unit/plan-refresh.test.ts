@@ -13,7 +13,7 @@ const item = 'AAAAAAAAAAAAAAAA';
 /** A list kept as it was (a 304) of `ids`. */
 function listOf(resource: ResourceName, ids: readonly string[]): ListSummary {
   const summary = new Summarizer(resource, 'test', 100_000, new ItemPlaces());
-  summary.takeCachedChunk({ ids: ids.join(''), idLengths: ids.map((id) => id.length), names: '', nameLengths: ids.map(() => -1), refs: ids.map(() => null), places: ids.flatMap((_, n) => [1 + 10 * n, 9]), stamped: true });
+  summary.takeCachedChunk({ ids: ids.join(''), idLengths: ids.map((id) => id.length), names: '', nameLengths: ids.map(() => -1), refs: ids.map(() => null), gaps: ids.map(() => 1), lengths: ids.map(() => 9), from: 0, stamped: true });
   return summary.finish(false);
 }
 
