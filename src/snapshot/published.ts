@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync } from 'node:fs';
-import { open, opendir, readFile } from 'node:fs/promises';
+import { open, opendir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { piecesText } from '../json/scan.js';
 import { digestFiles, type FileDigest } from './file-digests.js';
@@ -35,38 +35,51 @@ function sizeMatches(path: string, size: number): boolean {
   }
 }
 
-/** Entries a folder's listing reads per call. */
+/**
+ * A folder the manifest has at least this many files in is listed a batch of LISTING_BATCH entries at
+ * a time; a smaller one at once. At once, the listing runs in the thread pool while the main thread
+ * reads the manifest (batches cost a 20 000-server re-sync 60 ms); but the array of every entry and
+ * the C library's copies of their names held about 15 MB of a 200 000-server re-sync's peak.
+ */
+const LARGE_FOLDER = 50_000;
 const LISTING_BATCH = 1024;
+
+/** Calls `visit` with the name of each file (not folder or link) in `path`; a folder that cannot be listed (further) holds no more. */
+async function eachFile(path: string, large: boolean, visit: (name: string) => void): Promise<void> {
+  try {
+    if (large) {
+      for await (const entry of await opendir(path, { bufferSize: LISTING_BATCH })) if (entry.isFile()) visit(entry.name);
+    } else {
+      for (const entry of await readdir(path, { withFileTypes: true })) if (entry.isFile()) visit(entry.name);
+    }
+  } catch {
+    // Its files are fetched again.
+  }
+}
 
 /**
  * Which entries of `table` (a manifest's, in its order) are files in `dir` (1 at their index), from
- * one listing per folder of `folders` and no stat per file; a folder `unchanged` since the last
- * sync stamped it (see stamps.ts) holds every entry the manifest lists in it, unlisted. The
- * listings run in the thread pool, so a caller can read other files meanwhile: at 200 000 servers
- * they take a quarter of a second, and as much CPU. Each listed name is looked up in the table's
- * own index, so nothing is kept of names the table does not have.
+ * one listing per folder of `folders` (with how many files the manifest has in each, see
+ * foldersOf) and no stat per file; a folder `unchanged` since the last sync stamped it (see
+ * stamps.ts) holds every entry the manifest lists in it, unlisted. The listings are read in the
+ * thread pool, so a caller can read other files meanwhile: at 200 000 servers they take a quarter
+ * of a second, and as much CPU. Each listed name is looked up in the table's own index, so nothing
+ * is kept of names the table does not have.
  */
-export async function listedEntries(dir: string, folders: Iterable<string>, table: FileTable, unchanged: (folder: string) => Promise<boolean>): Promise<Uint8Array> {
+export async function listedEntries(dir: string, folders: ReadonlyMap<string, number>, table: FileTable, unchanged: (folder: string) => Promise<boolean>): Promise<Uint8Array> {
   const present = new Uint8Array(table.size);
   const stamped = new Set<string>();
   // One folder at a time: the listing of the records' folders is the bulk, and holding them all at once cost 20 MB.
-  for (const folder of folders) {
+  for (const [folder, files] of folders) {
     if (await unchanged(folder)) {
       stamped.add(folder);
       continue;
     }
     const prefix = folder ? `${folder}/` : '';
-    try {
-      // Read a batch at a time, not as one array of every entry: at 200 000 servers that array and
-      // the C library's copies of the names it came from held about 15 MB of a re-sync's peak.
-      for await (const entry of await opendir(join(dir, folder), { bufferSize: LISTING_BATCH })) {
-        if (!entry.isFile()) continue;
-        const i = table.indexOf(prefix + entry.name);
-        if (i !== undefined) present[i] = 1;
-      }
-    } catch {
-      // A folder that cannot be listed holds nothing more: its files are fetched again.
-    }
+    await eachFile(join(dir, folder), files >= LARGE_FOLDER, (name) => {
+      const i = table.indexOf(prefix + name);
+      if (i !== undefined) present[i] = 1;
+    });
   }
   if (stamped.size > 0) {
     let i = 0;

@@ -27,18 +27,24 @@ export async function safeFolder(dir: string, rel: string): Promise<'absent' | '
   return 'folder';
 }
 
-/** The folders that hold `paths` ('' for the top), each once. */
-export function foldersOf(paths: Spans): Set<string> {
-  const folders = new Set<string>();
+/** The folders that hold `paths` ('' for the top), each once, with how many of the paths each holds. */
+export function foldersOf(paths: Spans): Map<string, number> {
+  const folders = new Map<string, number>();
   let last: string | undefined;
+  let count = 0;
   paths((text, start, end) => {
     const slash = text.lastIndexOf('/', end - 1);
     const cut = slash < start ? start : slash;
     // A path in a sorted table nearly always has the folder of the one before: compared in place, no string made.
-    if (last !== undefined && cut - start === last.length && text.startsWith(last, start)) return;
+    if (last !== undefined && cut - start === last.length && text.startsWith(last, start)) {
+      count++;
+      return;
+    }
+    if (last !== undefined) folders.set(last, (folders.get(last) ?? 0) + count);
     last = text.slice(start, cut);
-    folders.add(last);
+    count = 1;
   });
+  if (last !== undefined) folders.set(last, (folders.get(last) ?? 0) + count);
   return folders;
 }
 
@@ -60,5 +66,5 @@ export async function checkFolders(dir: string, folders: Iterable<string>): Prom
 
 /** Checks every folder on the way to each of `paths` (files inside `dir`), each folder once. */
 export function checkFoldersOf(dir: string, paths: Spans): Promise<void> {
-  return checkFolders(dir, foldersOf(paths));
+  return checkFolders(dir, foldersOf(paths).keys());
 }

@@ -50,7 +50,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const { table } = manifest;
   const folders = foldersOf(table.pathSpans());
   // Never read a snapshot through a link out of the folder.
-  await checkFolders(dir, folders);
+  await checkFolders(dir, folders.keys());
   // The validators stand for bodies as published under the previous redaction policy: a 304
   // under another policy would keep a file the new one must change.
   const i = table.indexOf(REDACTION_FILE);
