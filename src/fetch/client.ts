@@ -8,7 +8,6 @@
  * a cut body, a login page) makes it a fault of that request, retried like a 503.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
@@ -28,6 +27,7 @@ import { ScanError, TooDeepError } from '../json/scan.js';
 import { ConcurrencyLimit } from './limit.js';
 import { RatePacer, type PaceReport } from './pacer.js';
 import { RateWindow } from './rate-window.js';
+import { WholeBody, type Answer } from './whole-body.js';
 import { isRetryableStatus, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 import { shorten } from '../util/secrets.js';
 
@@ -92,35 +92,6 @@ class RequestDeadlineError extends Error {
 /** A body read whole (getWhole) rather than streamed to a reader. */
 const WHOLE = Symbol('whole body');
 
-/**
- * Collects a body whole from the stream's events. A single record mostly arrives in one chunk;
- * the async iteration a streaming reader uses cost a sync more than reading the record itself.
- * `take` sees each chunk first and may throw to cut the body off.
- */
-function collect(body: Readable, take: (chunk: Buffer) => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    body.on('data', (chunk: Buffer) => {
-      try {
-        take(chunk);
-      } catch (error) {
-        body.destroy(error as Error);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once('end', () => {
-      ended = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    });
-    body.once('error', reject);
-    body.once('close', () => {
-      if (!ended) reject(Object.assign(new Error('the body ended before it was whole'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    });
-  });
-}
-
 /** Reads a body nobody needs to its end (at most 64 KiB), so that its connection serves the next request. */
 async function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
   try {
@@ -130,10 +101,28 @@ async function discard(body: Dispatcher.ResponseData['body']): Promise<void> {
   }
 }
 
-/** Stops reading a body; undici then reports the abort on the stream, which nobody awaits any more. */
-function abandon(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
+/** A streamed answer's body as an Answer: handed to the reader as it arrives. */
+function streamedAnswer<T>(response: Dispatcher.ResponseData, read: BodyReader<T>): Answer<T> {
+  const { body } = response;
+  return {
+    statusCode: response.statusCode,
+    headers: response.headers,
+    value: (count) =>
+      read(
+        (async function* () {
+          for await (const chunk of body as AsyncIterable<Buffer>) {
+            count(chunk);
+            yield chunk;
+          }
+        })(),
+      ),
+    skip: () => discard(body),
+    destroy: (error) => {
+      // undici then reports the abort on the stream, which nobody awaits any more.
+      body.on('error', () => {});
+      body.destroy(error);
+    },
+  };
 }
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED']);
@@ -175,7 +164,7 @@ export class Client {
   /** The rate cap (`maxRequestsPerSecond`), when there is one. */
   readonly #rate: RateWindow | undefined;
   /** Bodies being read, with when their request started: a sweep cuts off those past requestDeadlineMs. */
-  readonly #reading = new Map<Readable, number>();
+  readonly #reading = new Map<Answer<unknown>, number>();
   readonly #sweep: NodeJS.Timeout | undefined;
 
   constructor(options: ClientOptions) {
@@ -392,28 +381,35 @@ export class Client {
     if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
     this.stats.requests++;
     const sent = performance.now();
-    let response: Dispatcher.ResponseData;
+    const request = { path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs } as const;
+    let answer: Answer<T>;
     try {
-      response = await this.#pool.request({ path: this.#prefix + path, method: 'GET', headers, headersTimeout: this.#options.timeoutMs, bodyTimeout: this.#options.timeoutMs });
+      if (read === WHOLE) {
+        const whole = new WholeBody();
+        this.#pool.dispatch(request, whole);
+        await whole.started;
+        // A whole body is a Buffer: getWhole asks for T = Buffer.
+        answer = whole as Answer<unknown> as Answer<T>;
+      } else answer = streamedAnswer(await this.#pool.request(request), read);
     } catch (error) {
       answered();
       return this.#unsent(path, error);
     }
     // The service has the request: its place under the rate cap counts from now.
     answered();
-    const { statusCode, body } = response;
+    const { statusCode } = answer;
     if (statusCode === 200 || statusCode === 304 || statusCode === 404) this.#apply(this.#cap.answered(performance.now() - sent, this.#limit.activeCount));
     // The answers of a re-sync, nearly every one: kept small, the rest is #answer's.
     if (statusCode === 304 && validators) {
-      await discard(body);
+      await answer.skip();
       this.stats.notModified++;
       return { kind: 'done', result: { status: 304 } };
     }
     if (statusCode === 404) {
-      await discard(body);
+      await answer.skip();
       return { kind: 'done', result: { status: 404 } };
     }
-    return this.#answer(path, response, read, since);
+    return this.#answer(path, answer, since);
   }
 
   /** What a request that got no answer comes to: a retry, or an error thrown. */
@@ -427,39 +423,39 @@ export class Client {
     return { kind: 'retry', reason, overload: reason === 'timed out' };
   }
 
-  /** An answer other than a 304 or a 404: its body read by `read` when it is a JSON 200, else a retry or an error thrown. */
-  async #answer<T>(path: string, response: Dispatcher.ResponseData, read: BodyReader<T> | typeof WHOLE, since: number): Promise<Attempt<T>> {
-    const { statusCode, body } = response;
+  /** An answer other than a 304 or a 404: its body read when it is a JSON 200, else a retry or an error thrown. */
+  async #answer<T>(path: string, answer: Answer<T>, since: number): Promise<Attempt<T>> {
+    const { statusCode } = answer;
     const header = (name: string): string | undefined => {
-      const value = response.headers[name];
+      const value = answer.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
     if (statusCode === 401 || statusCode === 403) {
-      await discard(body);
+      await answer.skip();
       throw new TokenRejectedError(path, statusCode);
     }
     if (statusCode >= 300 && statusCode < 400) {
-      await discard(body);
+      await answer.skip();
       const location = header('location');
       throw new WrongServiceError(path, `GET ${this.displayUrl}${path} answered HTTP ${statusCode}${location ? `, redirecting to ${shorten(location, 200)}` : ' without a Location'}: is the base URL right? A redirect to a login page means the URL points at the web interface or the token is not accepted there`, { status: statusCode });
     }
     if (isRetryableStatus(statusCode)) {
-      await discard(body);
+      await answer.skip();
       return { kind: 'retry', reason: `HTTP ${statusCode}`, status: statusCode, retryAfterMs: parseRetryAfter(header('retry-after'), Date.now()), overload: statusCode === 503 };
     }
     if (statusCode !== 200) {
-      await discard(body);
+      await answer.skip();
       throw new HttpStatusError(path, statusCode, `GET ${path} answered HTTP ${statusCode}; expected 200`);
     }
     const contentType = header('content-type') ?? '(none)';
     if (!/[/+]json\b/i.test(contentType)) {
-      await discard(body);
+      await answer.skip();
       return { kind: 'retry', reason: `the body is not JSON (content type ${contentType})`, status: 200 };
     }
     const max = this.#options.maxBodyBytes;
     const length = header('content-length');
     if (length !== undefined && Number(length) > max) {
-      abandon(body);
+      answer.destroy();
       throw new BodyTooLargeError(path, `GET ${path} sent ${length} bytes, over the limit of ${max} (sync.maxBodyBytes)`);
     }
     const stats = this.stats;
@@ -469,22 +465,15 @@ export class Client {
       stats.bytes += chunk.length;
       if (size > max) throw new BodyTooLargeError(path, `GET ${path} sent more than ${max} bytes (sync.maxBodyBytes)`);
     };
-    const counted = async function* (): AsyncGenerator<Buffer> {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        count(chunk);
-        yield chunk;
-      }
-    };
     let value: T;
-    this.#reading.set(body, since);
+    this.#reading.set(answer, since);
     try {
-      // A whole body is a Buffer: getWhole asks for T = Buffer.
-      value = read === WHOLE ? ((await collect(body, count)) as T) : await read(counted());
+      value = await answer.value(count);
     } catch (error) {
-      abandon(body);
+      answer.destroy();
       return this.#unreadable(path, error, size);
     } finally {
-      this.#reading.delete(body);
+      this.#reading.delete(answer);
     }
     this.#sawJson = true;
     return { kind: 'done', result: { status: 200, value, validators: { etag: header('etag'), lastModified: header('last-modified') } } };

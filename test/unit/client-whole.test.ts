@@ -5,12 +5,17 @@ import { Client } from '../../src/fetch/client.js';
 import { atTeardown } from '../helpers/teardown.js';
 
 /** A service whose answers the test writes by hand, chunk by chunk (no Content-Length); closed when the test ends. */
-async function serve(answer: (attempt: number, res: import('node:http').ServerResponse) => void): Promise<{ url: string; attempts: () => number }> {
+async function serve(answer: (attempt: number, res: import('node:http').ServerResponse) => void): Promise<{ url: string; attempts: () => number; connections: () => number }> {
   let attempts = 0;
+  let connections = 0;
   const server = createServer((_req, res) => answer(++attempts, res));
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  atTeardown(() => new Promise((resolve) => server.close(resolve)));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts };
+  atTeardown(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts, connections: () => connections };
 }
 
 const client = (url: string, maxBodyBytes = 1_000_000) =>
@@ -56,6 +61,63 @@ describe('a single record read whole', () => {
     expect(result).toMatchObject({ status: 200, value: { server: { id: '7', name: 'a' } } });
     expect(attempts()).toBe(2);
     expect(c.stats.retries).toBe(1);
+  });
+});
+
+describe('answers without a record to read', () => {
+  it('a 304 keeps the record unread and its connection serves the next request', async () => {
+    const { url, connections } = await serve((_n, res) => {
+      res.writeHead(304, { etag: '"v1"' });
+      res.end();
+    });
+    const c = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 1, adaptive: false, timeoutMs: 5_000, deadlineMs: 30_000, maxBodyBytes: 1000, retry: { retries: 0, baseMs: 1, maxMs: 5 } });
+    try {
+      for (const id of [1, 2, 3, 4]) {
+        expect(await c.getWhole(`/servers/${id}.json`, async () => 'read', { etag: '"v1"' })).toEqual({ status: 304 });
+      }
+      expect(c.stats.notModified).toBe(4);
+      expect(connections()).toBe(1);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('an error page is read past when short (the connection stays) and cut off when long (the connection goes)', async () => {
+    const sizes = [100, 200_000, 100];
+    const { url, connections } = await serve((n, res) => {
+      const size = sizes[n - 1];
+      if (size === undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"server":{"id":"7"}}');
+        return;
+      }
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('x'.repeat(size));
+    });
+    const c = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 1, adaptive: false, timeoutMs: 5_000, deadlineMs: 30_000, maxBodyBytes: 1000, retry: { retries: 3, baseMs: 1, maxMs: 5 } });
+    try {
+      const result = await c.getWhole('/servers/7.json', async (bytes) => bytes.toString('utf8'));
+      expect(result).toMatchObject({ status: 200, value: '{"server":{"id":"7"}}' });
+      expect(c.stats.retries).toBe(3);
+      // A new connection only after the long page.
+      expect(connections()).toBe(2);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a record that drips is cut off by sync.requestDeadlineMs, naming it', async () => {
+    const { url } = await serve((_n, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    const c = new Client({ baseUrl: url, token: 't0ken-for-tests', concurrency: 1, adaptive: false, timeoutMs: 5_000, requestDeadlineMs: 600, deadlineMs: 30_000, maxBodyBytes: 1000, retry: { retries: 1, baseMs: 1, maxMs: 5 } });
+    try {
+      await expect(c.getWhole('/servers/7.json', async (bytes) => bytes)).rejects.toThrow(/GET \/servers\/7\.json .*did not arrive whole within 1s \(sync\.requestDeadlineMs\)|GET \/servers\/7\.json got no usable answer within 1s/);
+    } finally {
+      await c.close();
+    }
   });
 });
 
