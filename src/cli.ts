@@ -5,19 +5,17 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { commandHelp, parseCommandArgs, type Command, type CommandIo } from './cli/command.js';
 import { COMMANDS } from './commands/index.js';
 import { withHint } from './cli/hints.js';
 import { describeFsError, MirrorError } from './errors.js';
+import { boundHeapGrowth } from './util/heap-growth.js';
 import { printable, printableLines } from './util/printable.js';
 import { scrub } from './util/secrets.js';
 
 // What a sync or serve keeps alive is small (60 MB at 200 000 servers) but the garbage between
-// collections is not: V8's default lets the heap grow to about four times the live set while
-// collecting is cheap, which put a 200 000-server sync at 450 MB of RSS. Growing by 30% at most
-// holds it near 340 MB for about 5% more CPU (README, Benchmark); containers have memory limits.
-setFlagsFromString('--heap-growing-percent=30');
+// collections is not; containers have memory limits (see util/heap-growth.ts).
+boundHeapGrowth();
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
