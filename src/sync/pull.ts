@@ -18,7 +18,7 @@ import { redactRecord, redacts } from '../redact/redact.js';
 import { leakedPaths, type RedactionLeaks } from '../redact/leaks.js';
 import { filterPath, RESOURCE_NAMES, singlePath, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
-import { forEachConcurrent, roundRobin } from '../util/concurrent.js';
+import { forEachInBatches, inTurns } from '../util/concurrent.js';
 import { notInListFinding } from '../validate/crosscheck.js';
 import type { Finding } from '../validate/findings.js';
 import type { Shape } from '../validate/record.js';
@@ -69,6 +69,12 @@ const perResource = <T>(make: () => T): Record<ResourceName, T> => Object.fromEn
 /** A record's list item as published: its bytes are read only when the record is. */
 type ItemBytes = () => Buffer | Promise<Buffer>;
 
+/** One view or record to pull. */
+type Job = () => Promise<void>;
+
+/** Positions of a list kept as it was handed to the workers at a time. */
+const JOB_BATCH = 64;
+
 /** Fetches every view, then every record, as `plan` says; records that answered 404 are returned as `gone`, the files staged as they came. */
 export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled> {
   const pulled: Pulled = { reread: perResource(() => new Set()), keptViews: new Set(), gone: perResource(() => []), shapes: new Map(), changedUnlisted: new Set() };
@@ -76,41 +82,51 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
   // Views first (fewer, larger), then every record in list order, the five lists in turn: the
   // record thread's code then meets every resource's record shape from the start. One list after
   // another made V8 optimize it again as each new shape arrived (see docs/benchmark.md).
-  // `only`: the positions of a later round (records fetched again), else every record.
-  async function* recordJobs(resource: ResourceName, only?: ReadonlySet<number>): AsyncGenerator<() => Promise<void>> {
+  // `only`: the positions of a later round (records fetched again), else every record. The jobs
+  // come in batches (a chunk of the list file, or JOB_BATCH positions), not one generator step each.
+  async function* recordJobs(resource: ResourceName, only?: ReadonlySet<number>): AsyncGenerator<Job[]> {
     const list = ctx.lists[resource];
     const { reasons, previous: entries } = plan.records[resource];
     // Nothing shows it changed: kept unread, here rather than in a job of its own, unless the
     // published copy is not whole (its job then fetches it).
     const kept = (n: number): boolean => reasons[n] === Reason.Keep && ctx.next.keepEntry(entries[n]!);
-    const job = (n: number, item: ItemBytes) => async () => applyRecord(resource, n, await pullRecord(resource, n, item, plan, ctx), item, { plan, ctx, pulled, idOfName: names, again: only !== undefined });
+    const round: Round = { plan, ctx, pulled, idOfName: names, again: only !== undefined };
+    const job = (n: number, item: ItemBytes): Job => async () => applyRecord(resource, n, await pullRecord(resource, n, item, plan, ctx), item, round);
     if (list.places) {
       // A list kept as it was: its items are read only for the records that are read.
       const places = list.places;
       const file = listFile(resource);
+      let batch: Job[] = [];
       for (let n = 0; n < list.ids.length; n++) {
         if ((only && !only.has(n)) || kept(n)) continue;
         const { at, length } = places.at(n);
         let bytes: Promise<Buffer> | undefined;
-        yield job(n, () => (bytes ??= ctx.previous!.readRange(file, at, length)));
+        batch.push(job(n, () => (bytes ??= ctx.previous!.readRange(file, at, length))));
+        if (batch.length === JOB_BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
+      if (batch.length > 0) yield batch;
       return;
     }
     const scanner = new EnvelopeScanner(resource);
     let n = 0;
     for await (const chunk of ctx.next.readStream(listFile(resource))!) {
+      const batch: Job[] = [];
       for (const element of scanner.push(chunk)) {
-        if ((!only || only.has(n)) && !kept(n)) yield job(n, () => element.bytes);
+        if ((!only || only.has(n)) && !kept(n)) batch.push(job(n, () => element.bytes));
         n++;
       }
+      if (batch.length > 0) yield batch;
     }
     scanner.end();
   }
-  async function* jobs(): AsyncGenerator<() => Promise<void>> {
-    for (const view of plan.views) yield () => pullView(view, ctx, pulled);
-    yield* roundRobin(RESOURCE_NAMES.map((resource) => recordJobs(resource)));
+  async function* jobs(): AsyncGenerator<Job[]> {
+    yield plan.views.map((view) => () => pullView(view, ctx, pulled));
+    yield* inTurns(RESOURCE_NAMES.map((resource) => recordJobs(resource)));
   }
-  await forEachConcurrent(jobs(), ctx.width, (job) => job());
+  await forEachInBatches(jobs(), ctx.width, (job) => job());
   // A body that changed while its list item did not changes what refers to it: fetch those too,
   // until nothing more changes (each round only fetches records kept so far, so it ends).
   while (plan.incremental && pulled.changedUnlisted.size > 0) {
@@ -119,7 +135,7 @@ export async function pullRecords(plan: Plan, ctx: PullContext): Promise<Pulled>
     const marked = markCascades(plan, ctx.lists, ctx.previous!.table, touched, false);
     if (marked.length === 0) break;
     const positions = byResource(marked);
-    await forEachConcurrent(roundRobin(RESOURCE_NAMES.map((resource) => recordJobs(resource, positions[resource]))), ctx.width, (job) => job());
+    await forEachInBatches(inTurns(RESOURCE_NAMES.map((resource) => recordJobs(resource, positions[resource]))), ctx.width, (job) => job());
   }
   // What the lists and views become without them is the assembly's to decide (finalLists).
   for (const resource of RESOURCE_NAMES) for (const id of pulled.gone[resource]) ctx.report({ resource, id, field: '', code: 'gone' });

@@ -4,28 +4,59 @@
  * would) holds 360 000 waiting closures; here only the items in flight exist. The first failure
  * stops the workers from starting more and is thrown once the others have settled.
  */
-export async function forEachConcurrent<T>(items: Iterable<T> | AsyncIterable<T>, width: number, work: (item: T) => Promise<void>): Promise<void> {
+export function forEachConcurrent<T>(items: Iterable<T> | AsyncIterable<T>, width: number, work: (item: T) => Promise<void>): Promise<void> {
+  if (Array.isArray(items)) return forEachInBatches([items as readonly T[]], width, work);
   const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
+  const single = (step: IteratorResult<T>): IteratorResult<readonly T[]> => (step.done ? step : { value: [step.value], done: false });
+  const batches: AsyncIterator<readonly T[]> = {
+    next: async () => single(await iterator.next()),
+    return: async () => {
+      await iterator.return?.();
+      return { value: undefined, done: true };
+    },
+  };
+  return forEachInBatches({ [Symbol.asyncIterator]: () => batches }, width, work);
+}
+
+/**
+ * forEachConcurrent over items that come in batches: the workers take items from the batch at
+ * hand and ask the source for the next batch only when it is used up. A record pass hands over
+ * tens of thousands of items; an async generator step per item cost more than many items' work.
+ */
+export async function forEachInBatches<T>(batches: Iterable<readonly T[]> | AsyncIterable<readonly T[]>, width: number, work: (item: T) => Promise<void>): Promise<void> {
+  const iterator = Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : (batches as Iterable<readonly T[]>)[Symbol.iterator]();
   let failure: { error: unknown } | undefined;
-  // One pull at a time: an async generator must not be asked for its next item concurrently.
-  let pulling: Promise<unknown> = Promise.resolve();
-  const next = (): Promise<IteratorResult<T>> => {
-    const result = pulling.then(() => iterator.next());
-    pulling = result.catch(() => undefined);
-    return result;
+  let batch: readonly T[] = [];
+  let taken = 0;
+  let done = false;
+  // One pull at a time: an async generator must not be asked for its next batch concurrently.
+  let pulling: Promise<void> | undefined;
+  const pull = async (): Promise<void> => {
+    try {
+      const step = await iterator.next();
+      if (step.done) done = true;
+      else {
+        batch = step.value;
+        taken = 0;
+      }
+    } finally {
+      pulling = undefined;
+    }
   };
   const worker = async (): Promise<void> => {
     while (!failure) {
-      let step: IteratorResult<T>;
-      try {
-        step = await next();
-      } catch (error) {
-        failure ??= { error };
-        return;
+      if (taken === batch.length) {
+        if (done) return;
+        try {
+          await (pulling ??= pull());
+        } catch (error) {
+          failure ??= { error };
+          return;
+        }
+        continue;
       }
-      if (step.done) return;
       try {
-        await work(step.value);
+        await work(batch[taken++]!);
       } catch (error) {
         failure ??= { error };
       }
@@ -39,21 +70,27 @@ export async function forEachConcurrent<T>(items: Iterable<T> | AsyncIterable<T>
 }
 
 /**
- * The items of several async iterators taken in turn, one from each, until all are done. Closes
- * the ones still open when the consumer stops early.
+ * Several sources of batches taken in turn: one batch from each, their items interleaved (the
+ * first of each, then the second of each, ...), until all are done. Closes the ones still open
+ * when the consumer stops early.
  */
-export async function* roundRobin<T>(sources: readonly AsyncIterator<T>[]): AsyncGenerator<T> {
+export async function* inTurns<T>(sources: readonly AsyncIterator<readonly T[]>[]): AsyncGenerator<T[]> {
   let live = [...sources];
   try {
     while (live.length > 0) {
-      const still: AsyncIterator<T>[] = [];
+      const still: AsyncIterator<readonly T[]>[] = [];
+      const batches: (readonly T[])[] = [];
       for (const source of live) {
         const step = await source.next();
         if (step.done) continue;
         still.push(source);
-        yield step.value;
+        batches.push(step.value);
       }
       live = still;
+      const turn: T[] = [];
+      const longest = Math.max(0, ...batches.map((b) => b.length));
+      for (let k = 0; k < longest; k++) for (const b of batches) if (k < b.length) turn.push(b[k]!);
+      if (turn.length > 0) yield turn;
     }
   } finally {
     await Promise.all(live.map((source) => source.return?.()));
