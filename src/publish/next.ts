@@ -97,18 +97,20 @@ export class NextSnapshot {
     // A Buffer is an iterable too, of numbers.
     const pieces = (): Iterable<Buffer> => (whole ? [whole] : (content as Iterable<Buffer>));
     const secrets = new SecretWatch(path);
-    const hash = createHash('sha256');
+    // A record comes with its digest, made on the record thread: no hash object for it.
+    const hash = options.sha256 === undefined ? createHash('sha256') : undefined;
     let size = 0;
     for (const piece of pieces()) {
       secrets.check(piece);
-      if (!options.sha256) hash.update(piece);
+      hash?.update(piece);
       size += piece.length;
     }
     const restaged = this.#claim(path, options.replace);
-    const digest = options.sha256 ?? hash.digest('hex');
+    const digest = options.sha256 ?? hash!.digest('hex');
     const i = this.#set(path, digest, size, options.validators);
     if (restaged) await this.staging.remove(path);
-    if (await this.#holds(path, digest, size, whole)) return;
+    // A first sync's folder holds nothing: no async call per record to say so.
+    if (!this.#fresh && (await this.#holds(path, digest, size, whole))) return;
     if (whole) await this.staging.put(path, whole);
     else {
       const staged = await this.staging.stream(path);
@@ -254,6 +256,8 @@ export class NextSnapshot {
   }
 }
 
+const NOTHING = Buffer.alloc(0);
+
 /**
  * A service that echoes the API token into its data would have it published, in git and in
  * archives: the sync refuses the snapshot instead, naming the file (the token never appears).
@@ -261,7 +265,7 @@ export class NextSnapshot {
  */
 class SecretWatch {
   /** The end of the previous piece: a secret may straddle two. */
-  #tail: Buffer = Buffer.alloc(0);
+  #tail: Buffer = NOTHING;
   readonly #longest = longestSecret();
 
   constructor(readonly path: string) {}

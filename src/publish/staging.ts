@@ -56,7 +56,8 @@ export class Staging {
 
   /** Stages `bytes` as `path` (not staged yet in this run: see `remove`). */
   async put(path: string, bytes: Buffer): Promise<void> {
-    await this.#ensureParent(path);
+    const making = this.#ensureParent(path);
+    if (making) await making;
     await this.#files.write(this.location(path), bytes);
   }
 
@@ -134,10 +135,10 @@ export class Staging {
     await fs.rm(stagingDir(this.#dir), { recursive: true, force: true });
   }
 
-  async #ensureParent(path: string): Promise<void> {
+  #ensureParent(path: string): Promise<void> | undefined {
     const parent = path.slice(0, Math.max(0, path.lastIndexOf('/')));
-    if (this.#madeDirs.has(parent)) return;
-    await fs.mkdir(this.location(parent), { recursive: true });
-    this.#madeDirs.add(parent);
+    // Made already (nearly every put of a first sync, one per record): no promise to wait for.
+    if (this.#madeDirs.has(parent)) return undefined;
+    return fs.mkdir(this.location(parent), { recursive: true }).then(() => void this.#madeDirs.add(parent));
   }
 }

@@ -200,10 +200,10 @@ interface Round {
 /** Records what a record came to in the new snapshot and the pull's findings. */
 async function applyRecord(resource: ResourceName, n: number, outcome: RecordOutcome, item: ItemBytes, round: Round): Promise<void> {
   const { plan, ctx, pulled } = round;
-  const list = ctx.lists[resource];
-  const id = list.ids.at(n);
   // Kept with the validators it had: it was asked for only with the item it was checked against.
   if (outcome.kind === 'kept') return;
+  const list = ctx.lists[resource];
+  const id = list.ids.at(n);
   if (outcome.kind === 'gone') {
     // A later round's 404 (gone between two requests of one run) leaves the copy the first round
     // kept: the next run's list tells whether the record is really gone.
