@@ -1,6 +1,6 @@
 /**
  * Vitest global setup: before any test runs, type-check everything (src, bench, test, and the
- * offline page against the DOM library) and build dist/ (with the page's bundle) and dist-bench/
+ * offline page against the DOM library) and build dist/ (with the page's and the CLI's bundles) and dist-bench/
  * afresh, since tests spawn the built CLI and bench. `npm test` and a bare `npx vitest run` thus both test the code as it is now; a type error stops the run.
  */
 import { spawn } from 'node:child_process';
@@ -38,6 +38,8 @@ export default async function buildOnce(): Promise<void> {
     tsc(['-p', 'tsconfig.bench.json', '--noCheck']),
     node('scripts/bundle-page.mjs', []),
   ]);
+  // The CLI's bundle replaces tsc's dist/cli.js, so it comes after the build.
+  if (runs.every((run) => run.code === 0)) runs.push(await node('scripts/bundle-cli.mjs', []));
   const failed = runs.filter((run) => run.code !== 0);
   if (failed.length > 0) {
     const report = failed.map((run) => `${run.command} exited with ${run.code}:\n${run.output.trim()}`).join('\n\n');
