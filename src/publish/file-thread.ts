@@ -4,8 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { yieldToMainThread } from '../util/thread-priority.js';
 import type { FileBatch, FileFailure } from './file-batch.js';
 
+yieldToMainThread();
 parentPort!.on('message', (batch: FileBatch) => {
   const bytes = Buffer.from(batch.buffer);
   const failures: FileFailure[] = [];
