@@ -71,6 +71,12 @@ describe('the adaptive concurrency limit', () => {
     expect(Math.max(...settled)).toBeLessThan(16);
   });
 
+  it('doubles every two round trips while latency stays flat: 8 in flight within its first 16 answers', () => {
+    const run = runModel(new ConcurrencyLimit(16, true), { workers: 8, latencyMs: 20, queueLimit: 32 }, 200);
+    expect(run.limits.findIndex((limit) => limit >= 8)).toBeLessThan(16);
+    expect(run.refused).toBe(0);
+  });
+
   it('grows to the ceiling when latency stays flat however many are in flight', () => {
     const limit = new ConcurrencyLimit(64, true);
     const run = runModel(limit, { workers: 1000, latencyMs: 20, queueLimit: 1000 }, 4000);
