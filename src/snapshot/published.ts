@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync } from 'node:fs';
 import { open, opendir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { piecesText } from '../json/scan.js';
 import { digestFiles, type FileDigest } from './file-digests.js';
 import { sha256, type ManifestRead } from './manifest.js';
 import type { FileTable, Validators } from './table.js';
@@ -240,19 +239,18 @@ export class PublishedSnapshot {
   }
 
   /**
-   * A published file's text when its bytes match the manifest, else undefined (and the file is
-   * damaged): decoded from the pieces it is read in, so a report of megabytes is never one buffer.
+   * `decode` of a published file's pieces as they are read, when its bytes match the manifest;
+   * else undefined (and the file is damaged). A report of megabytes is then never held whole:
+   * `decode` must read every piece, for the check at the end to run.
    */
-  async readText(path: string): Promise<string | undefined> {
+  async decodeChecked<T>(path: string, decode: (pieces: AsyncIterable<Buffer>) => Promise<T>): Promise<T | undefined> {
     if (this.table.indexOf(path) === undefined) return undefined;
-    const pieces: Buffer[] = [];
     try {
-      for await (const chunk of this.readChecked(path)) pieces.push(chunk);
+      return await decode(this.readChecked(path));
     } catch {
       this.#damaged.add(path);
       return undefined;
     }
-    return piecesText(pieces);
   }
 
   /** Bytes `[at, at + length)` of a published file (one item of a list); a DamagedFileError when they are not there. */

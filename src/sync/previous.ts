@@ -18,7 +18,7 @@ import { bindHttpCache, readHttpCache, type CacheHead } from '../snapshot/http-c
 import { syncedInBoot } from '../snapshot/last-sync.js';
 import { keepsCtimes, stampsOf } from '../snapshot/stamps.js';
 import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
-import { parseQuality, type Quality } from '../validate/quality.js';
+import { readQuality, type Quality } from '../validate/quality.js';
 
 export interface Previous {
   snapshot: PublishedSnapshot;
@@ -28,7 +28,11 @@ export interface Previous {
   head: CacheHead | undefined;
   /** The list summaries the cache kept, by resource (see sync/list-cache.ts); the list pull takes them out. */
   lists: Map<string, readonly Buffer[]> | undefined;
-  /** Its quality report, when intact, without the records' names: findings of what is kept unread are carried over from it. */
+  /**
+   * Its quality report, when intact: findings of what is kept unread are carried over from it.
+   * Without the records' names: the sync names its findings from the lists, and held for the whole
+   * run they were a quarter of a million strings at 200 000 servers.
+   */
   quality: Quality | undefined;
   /** Its `_meta/changes.json`, when intact. */
   history: Buffer | undefined;
@@ -67,16 +71,7 @@ export async function readPrevious(dir: string, redact: RedactPolicy | undefined
   const snapshot = PublishedSnapshot.of(dir, manifest, stamps && listedEntries(dir, folders, table, stamps.unchanged));
   // The lists a 304 keeps are checked against the manifest: hashed meanwhile, unless stamped unchanged.
   await snapshot.checkAhead(RESOURCE_NAMES.map(listFile), stamps?.unchanged);
-  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, stamps: stamps?.seen ?? new Map(), quality: withoutNames(parseQuality(await snapshot.readText(QUALITY_FILE))), history: await snapshot.read(CHANGES_FILE) };
-}
-
-/**
- * The report without its records' names: the sync names its own findings from the lists, and
- * held for the whole run they were a quarter of a million strings at 200 000 servers.
- */
-function withoutNames(quality: Quality | undefined): Quality | undefined {
-  for (const group of quality?.findings ?? []) delete group.names;
-  return quality;
+  return { snapshot, cached: head !== undefined, head, lists: cache?.lists, stamps: stamps?.seen ?? new Map(), quality: await snapshot.decodeChecked(QUALITY_FILE, (pieces) => readQuality(pieces, { names: false })), history: await snapshot.read(CHANGES_FILE) };
 }
 
 /**

@@ -3,7 +3,7 @@
  * --warnings-file, and a `names` array beside `ids` in _meta/quality.json, which stays
  * byte-identical on a re-sync of unchanged data.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeGroup } from '../../src/sync/result.js';
@@ -64,5 +64,26 @@ describe('names beside ids in findings', () => {
     const again = await syncInto(upstream, out);
     expect(again.status).toBe('unchanged');
     expect((await treeState(out)).get('_meta/quality.json')).toEqual(before);
+  });
+});
+
+describe('a damaged _meta/quality.json', () => {
+  it('is not carried from: the re-sync checks every record again and writes the report back as it was', async () => {
+    const upstream = await useUpstream({ scale: 60, profile: 'realistic' });
+    const out = tempDir();
+    await syncInto(upstream, out);
+    const path = join(out, '_meta/quality.json');
+    const before = readFileSync(path);
+    // Same length, one id changed: only the manifest's digest tells.
+    writeFileSync(path, before.toString('utf8').replace(/"ids": \[\n(\s+)"(\d)/, (_, indent: string, digit: string) => `"ids": [\n${indent}"${(Number(digit) + 1) % 10}`));
+    expect(readFileSync(path).equals(before)).toBe(false);
+
+    // Findings cannot be carried from it: no record may be kept on a 304.
+    const again = await syncInto(upstream, out);
+    expect(again.notModified).toBeLessThan(again.fetch.records / 2);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    const third = await syncInto(upstream, out);
+    expect(third.status).toBe('unchanged');
+    expect(third.notModified).toBeGreaterThanOrEqual(third.fetch.records);
   });
 });
