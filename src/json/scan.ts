@@ -92,6 +92,8 @@ export class ScannedMember {
   constructor(
     readonly key: string,
     readonly pieces: readonly Buffer[],
+    /** Where its value starts in the body, in bytes. */
+    readonly at: number,
   ) {}
 
   get bytes(): Buffer {
@@ -266,7 +268,8 @@ export class EnvelopeScanner {
             continue;
           }
           if (this.#into === 'member') {
-            this.members.push(new ScannedMember(this.#key!, this.#pieces(chunk, start, end)));
+            const pieces = this.#pieces(chunk, start, end);
+            this.members.push(new ScannedMember(this.#key!, pieces, this.#offset + end - pieces.reduce((n, piece) => n + piece.length, 0)));
             this.#state = S.CommaOrEnd;
           } else {
             const bytes = this.#take(chunk, start, end);

@@ -17,8 +17,10 @@
  * list kept on a 304 need not be read again; each is parsed only by the sync that uses it. And the
  * stamps of the folders and lists the sync checked and left as they were (see stamps.ts).
  */
-import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { OutputError } from '../errors.js';
 import { parseArrayInSlices } from '../json/array-slices.js';
 import { EnvelopeScanner, piecesText, ScanError } from '../json/scan.js';
 import { HTTP_CACHE_FILE } from './paths.js';
@@ -29,6 +31,8 @@ const FORMAT = 5;
 /** Bytes of a column encoded at a time: a multiple of 3, so the base64 pieces join without padding. */
 const SLICE_BYTES = 48 * 1024;
 const BYTE_COLUMNS = Object.keys(COLUMN_WIDTHS) as (keyof typeof COLUMN_WIDTHS)[];
+/** References encoded at a time. */
+const REFS_SLICE = 8192;
 
 /** Which run of the folder a cache belongs to, and the service it was synced from. */
 export interface CacheHead {
@@ -40,9 +44,57 @@ export interface CacheHead {
   verified: number;
 }
 
-/** What a cache holds besides the validators: its head, and the list summaries by resource (JSON text in pieces, checked by their user). */
+/** A list summary as the cache holds it (JSON text, checked by its user), and where in the file. */
+export class CachedList {
+  constructor(
+    readonly pieces: readonly Buffer[],
+    readonly file: string,
+    readonly at: number,
+  ) {}
+
+  /**
+   * The same bytes, read again from the file each time they are iterated, for a later cache that
+   * keeps the summary as it is: held from the list's 304 to the end of the run, they were 13 MB at
+   * 200 000 servers. Bytes that changed meanwhile are an OutputError, raised before the last piece
+   * is handed over (the file written from them is then not published).
+   */
+  again(): Iterable<Buffer> {
+    const hash = createHash('sha256');
+    for (const piece of this.pieces) hash.update(piece);
+    const digest = hash.digest('hex');
+    const length = this.pieces.reduce((n, piece) => n + piece.length, 0);
+    const { file, at } = this;
+    return {
+      *[Symbol.iterator](): Generator<Buffer> {
+        const fd = openSync(file, 'r');
+        try {
+          const check = createHash('sha256');
+          let held: Buffer | undefined;
+          for (let done = 0; done < length; ) {
+            const piece = Buffer.allocUnsafe(Math.min(AGAIN_BYTES, length - done));
+            const read = readSync(fd, piece, 0, piece.length, at + done);
+            if (read === 0) break;
+            done += read;
+            check.update(piece.subarray(0, read));
+            if (held) yield held;
+            held = piece.subarray(0, read);
+          }
+          if (check.digest('hex') !== digest) throw new OutputError(`${file} changed while the sync held the folder; run the sync again`);
+          if (held) yield held;
+        } finally {
+          closeSync(fd);
+        }
+      },
+    };
+  }
+}
+
+/** Bytes of a kept list summary read at a time (see CachedList.again). */
+const AGAIN_BYTES = 1024 * 1024;
+
+/** What a cache holds besides the validators: its head, and the list summaries by resource. */
 export interface CacheRead extends CacheHead {
-  lists: Map<string, readonly Buffer[]>;
+  lists: Map<string, CachedList>;
   /** Stamps by path (see stamps.ts); none when the member is missing or malformed. */
   stamps: Map<string, string>;
 }
@@ -70,7 +122,10 @@ export function* httpCacheChunks(table: FileTable, order: readonly number[], man
     for (let at = 0; at < bytes.length; at += SLICE_BYTES) yield bytes.toString('base64', at, Math.min(bytes.length, at + SLICE_BYTES));
     yield '"';
   }
-  yield `,"otherEtags":${JSON.stringify(Object.fromEntries(columns.otherEtags))},"modified":${JSON.stringify(Object.fromEntries(columns.modified))},"refs":${JSON.stringify(columns.refs)},"stamps":${JSON.stringify(Object.fromEntries(stamps))}`;
+  yield `,"otherEtags":${JSON.stringify(Object.fromEntries(columns.otherEtags))},"modified":${JSON.stringify(Object.fromEntries(columns.modified))},"refs":[`;
+  // In slices: as one string, the references of 200 000 servers were 7 MB at the end of every run, where it peaks.
+  for (let at = 0; at < columns.refs.length; at += REFS_SLICE) yield `${at === 0 ? '' : ','}${JSON.stringify(columns.refs.slice(at, at + REFS_SLICE)).slice(1, -1)}`;
+  yield `],"stamps":${JSON.stringify(Object.fromEntries(stamps))}`;
   for (const [resource, summary] of lists) {
     yield `,${JSON.stringify(LIST_MEMBER + resource)}:`;
     yield* summary;
@@ -160,18 +215,19 @@ function columnsOf(members: Map<string, unknown>): ValidatorColumns | undefined 
 export async function readHttpCache(dir: string): Promise<CacheFile | false> {
   // No member is streamed, and each is decoded as it completes, so the file is never held whole
   // (33 MB at 200 000 servers); list summaries are kept as bytes for their user to parse.
+  const file = join(dir, HTTP_CACHE_FILE);
   const scanner = new EnvelopeScanner('');
   const members = new Map<string, unknown>();
-  const lists = new Map<string, readonly Buffer[]>();
+  const lists = new Map<string, CachedList>();
   const take = (): void => {
-    for (const { key, pieces } of scanner.takeMembers()) {
-      if (key.startsWith(LIST_MEMBER)) lists.set(key.slice(LIST_MEMBER.length), pieces);
+    for (const { key, pieces, at } of scanner.takeMembers()) {
+      if (key.startsWith(LIST_MEMBER)) lists.set(key.slice(LIST_MEMBER.length), new CachedList(pieces, file, at));
       else if ((BYTE_COLUMNS as string[]).includes(key)) members.set(key, byteColumn(pieces));
       else members.set(key, key === 'refs' ? parseArrayInSlices(piecesText(pieces)) : JSON.parse(piecesText(pieces)));
     }
   };
   try {
-    for await (const chunk of createReadStream(join(dir, HTTP_CACHE_FILE), { highWaterMark: 1024 * 1024 })) {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
       scanner.push(chunk as Buffer);
       take();
     }

@@ -8,6 +8,7 @@
  * used: the list is read from the file instead.
  */
 import { ValidationError } from '../errors.js';
+import type { CachedList } from '../snapshot/http-cache.js';
 import { EnvelopeScanner, ScanError } from '../json/scan.js';
 import { valueFields, type RedactPolicy } from '../redact/policy.js';
 import { redacts } from '../redact/redact.js';
@@ -107,8 +108,9 @@ function takeChunk(summary: Summarizer, chunk: unknown, stamped: boolean, referr
   return end;
 }
 
-/** The summary kept in `pieces` (JSON) of the published list of `resource`, or undefined when it is not usable. */
-export function decodeListCache(resource: ResourceName, pieces: readonly Buffer[], options: DecodeOptions): ListSummary | undefined {
+/** The summary kept in `cached` of the published list of `resource`, or undefined when it is not usable. */
+export function decodeListCache(resource: ResourceName, cached: CachedList, options: DecodeOptions): ListSummary | undefined {
+  const { pieces } = cached;
   const scanner = new EnvelopeScanner('chunks');
   const summary = new Summarizer(resource, options.where, options.maxRecords, new ItemPlaces());
   const referring = resource === 'databases' || resource === 'appservers';
@@ -127,7 +129,7 @@ export function decodeListCache(resource: ResourceName, pieces: readonly Buffer[
     }
     if (end > options.fileSize) return undefined;
     for (const type of types as string[]) summary.types.add(type);
-    return { ...summary.finish(false), cachedText: pieces };
+    return { ...summary.finish(false), cachedText: cached.again() };
   } catch (error) {
     // Not JSON, more records than sync.maxRecords, an id twice: not a summary of a list we published.
     if (error instanceof ScanError || error instanceof SyntaxError || error instanceof ValidationError) return undefined;

@@ -54,7 +54,7 @@ export interface ListSummary {
    */
   layout: ItemPlaces | undefined;
   /** The run metadata's text of this summary, when it was read from there: the next run metadata takes it as it is. */
-  cachedText?: readonly Buffer[] | undefined;
+  cachedText?: Iterable<Buffer> | undefined;
 }
 
 /** The bytes of a list item's digest: the first 12 of its sha256 (16 base64url characters in the ETag cache). */

@@ -10,6 +10,7 @@ import type { Client } from '../fetch/client.js';
 import { Reindenter } from '../json/reindent.js';
 import { forEachItem, ScanError } from '../json/scan.js';
 import type { NextSnapshot, NextStream } from '../publish/next.js';
+import type { CachedList } from '../snapshot/http-cache.js';
 import { listFile } from '../snapshot/paths.js';
 import { DamagedFileError, type PublishedSnapshot } from '../snapshot/published.js';
 import { fetchConditional, sendable } from './conditional.js';
@@ -34,7 +35,7 @@ interface ListContext {
   leaks?: RedactionLeaks;
   maxRecords: number;
   /** The list summaries the previous run kept in its run metadata, by resource (list-cache.ts); each is taken out as its list is pulled, so its bytes are not held after. */
-  cached?: Map<string, readonly Buffer[]> | undefined;
+  cached?: Map<string, CachedList> | undefined;
 }
 
 /** Streams a list body into its staged file; one call per attempt (a retry starts afresh). */

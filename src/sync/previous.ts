@@ -14,7 +14,7 @@ import { RESOURCE_NAMES } from '../spec/resources.js';
 import { listedEntries, PublishedSnapshot } from '../snapshot/published.js';
 import { checkFolders, foldersOf } from '../snapshot/safe-folder.js';
 import { manifestFault, sha256 } from '../snapshot/manifest.js';
-import { bindHttpCache, readHttpCache, type CacheHead } from '../snapshot/http-cache.js';
+import { bindHttpCache, readHttpCache, type CachedList, type CacheHead } from '../snapshot/http-cache.js';
 import { syncedInBoot } from '../snapshot/last-sync.js';
 import { keepsCtimes, stampsOf } from '../snapshot/stamps.js';
 import { encodeRedaction, isRedacting, valueFields, type RedactPolicy } from '../redact/policy.js';
@@ -27,7 +27,7 @@ export interface Previous {
   /** The cache's head (its run and service), when the table carries it. */
   head: CacheHead | undefined;
   /** The list summaries the cache kept, by resource (see sync/list-cache.ts); the list pull takes them out. */
-  lists: Map<string, readonly Buffer[]> | undefined;
+  lists: Map<string, CachedList> | undefined;
   /**
    * Its quality report, when intact: findings of what is kept unread are carried over from it.
    * Without the records' names: the sync names its findings from the lists, and held for the whole

@@ -8,6 +8,7 @@ import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachItem } from '../../src/json/scan.js';
+import { CachedList } from '../../src/snapshot/http-cache.js';
 import { decodeListCache, encodeListCache } from '../../src/sync/list-cache.js';
 import { ItemPlaces, Summarizer, type ListSummary } from '../../src/sync/list-summary.js';
 import { RESOURCE_NAMES } from '../../src/spec/resources.js';
@@ -22,9 +23,9 @@ type Kept = { stamped: boolean; types: string[]; chunks: Chunk[] };
 /** The summary of `resource`'s list in the folder's run metadata. */
 const keptOf = (out: string, resource: string): Kept => (JSON.parse(readFileSync(join(out, '_meta/http-cache.json'), 'utf8')) as Record<string, Kept>)[`list ${resource}`]!;
 
-/** JSON text in pieces of 7 bytes, as the run metadata's reader hands a summary over: cut anywhere, even inside a character. */
-const inPieces = (bytes: Buffer): Buffer[] => Array.from({ length: Math.ceil(bytes.length / 7) }, (_, n) => bytes.subarray(n * 7, n * 7 + 7));
-const json = (value: unknown): Buffer[] => inPieces(Buffer.from(JSON.stringify(value)));
+/** JSON text in pieces of 7 bytes, as the run metadata's reader hands a summary over: cut anywhere, even inside a character (never read again from its file here). */
+const inPieces = (bytes: Buffer): CachedList => new CachedList(Array.from({ length: Math.ceil(bytes.length / 7) }, (_, n) => bytes.subarray(n * 7, n * 7 + 7)), '/nonexistent', 0);
+const json = (value: unknown): CachedList => inPieces(Buffer.from(JSON.stringify(value)));
 
 /** Each item of a published list as it sits in the file: id, start, length. */
 async function itemsOf(out: string, resource: string): Promise<[string, number, number][]> {
@@ -155,6 +156,6 @@ describe('list summaries in the run metadata', () => {
     ];
     for (const [what, value] of broken) expect(decodeListCache('databases', json(value), options), what).toBeUndefined();
     expect(decodeListCache('databases', json(kept), { ...options, maxRecords: 1 }), 'more records than sync.maxRecords').toBeUndefined();
-    expect(decodeListCache('databases', [Buffer.from('{"chunks":[{"ids":[')], options), 'not JSON').toBeUndefined();
+    expect(decodeListCache('databases', inPieces(Buffer.from('{"chunks":[{"ids":[')), options), 'not JSON').toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { bindHttpCache, httpCacheChunks, readHttpCache as readFile } from '../../src/snapshot/http-cache.js';
 import { FileTable, type Validators } from '../../src/snapshot/table.js';
 import { tempDir } from '../helpers/tmp.js';
+import { OutputError } from '../../src/errors.js';
 
 const MANIFEST = 'f'.repeat(64);
 const HEAD = { run: 9, verified: 4, service: 'http://127.0.0.1:1' };
@@ -47,15 +48,16 @@ describe('the run metadata', () => {
     const read = tableOf(false);
     const cache = await readHttpCache(dir, read, MANIFEST);
     expect(cache && { run: cache.run, verified: cache.verified, service: cache.service }).toEqual(HEAD);
-    expect(cache && Buffer.concat(cache.lists.get('servers')!).toString()).toBe('{"stamped":true}');
+    expect(cache && Buffer.concat(cache.lists.get('servers')!.pieces).toString()).toBe('{"stamped":true}');
+    expect(cache && Buffer.concat([...cache.lists.get('servers')!.again()]).toString()).toBe('{"stamped":true}');
     expect(cache && cache.stamps).toEqual(new Map([['servers', '1:2:3:4'], ['', '1:5:6:7']]));
     FILES.forEach(([path, validators], n) => expect([path, read.validators(n)]).toEqual([path, validators && expect.objectContaining(validators)]));
   });
 
   it('reads back columns longer than the pieces the file is read in, row for row', async () => {
-    // 120 001 rows: the ETag column alone is 2.6 MB of base64, read in pieces of 1 MB; each column ends padded.
+    // 120 001 rows: the ETag column alone is 2.6 MB of base64, read in pieces of 1 MB; each column ends padded. References on every third row, written in slices.
     const rows = 120_001;
-    const validators = (n: number): Validators => ({ etag: `"${n.toString(16).padStart(32, '0')}"`, item: `${n.toString(36).padStart(15, '-')}A`, seen: n + 1 });
+    const validators = (n: number): Validators => ({ etag: `"${n.toString(16).padStart(32, '0')}"`, item: `${n.toString(36).padStart(15, '-')}A`, seen: n + 1, refs: n % 3 === 0 ? `1/${n}` : undefined });
     const table = new FileTable(rows);
     for (let n = 0; n < rows; n++) table.set(`servers/${String(n).padStart(6, '0')}.json`, 'a'.repeat(64), n, validators(n));
     const dir = tempDir();
@@ -65,7 +67,7 @@ describe('the run metadata', () => {
     const read = new FileTable(rows);
     for (let n = 0; n < rows; n++) read.set(table.path(n), 'a'.repeat(64), n);
     expect(await readHttpCache(dir, read, MANIFEST)).not.toBe(false);
-    for (const n of [0, 1, 43_690, 43_691, 65_535, 65_536, rows - 2, rows - 1]) expect([n, read.validators(n)]).toEqual([n, expect.objectContaining(validators(n))]);
+    for (const n of [0, 1, 8191, 8192, 8193, 43_690, 43_691, 65_535, 65_536, rows - 2, rows - 1]) expect([n, read.validators(n)]).toEqual([n, expect.objectContaining(validators(n))]);
   });
 
   it('writes the rows of a derived table in the order asked for, runs confirmed since included', () => {
@@ -106,5 +108,29 @@ describe('the run metadata', () => {
     const dir = tempDir();
     writeFileSync(writeCache(dir, tableOf(true)), '{"format":5,"count":');
     expect(await readHttpCache(dir, tableOf(false), MANIFEST)).toBe(false);
+  });
+
+  it('hands a kept list summary over again from the file, and refuses it once the file changed', async () => {
+    // 2.5 MB: read again in three pieces.
+    const summary = `{"stamped":true,"chunks":["${'x'.repeat(2_500_000)}"]}`;
+    const dir = tempDir();
+    mkdirSync(join(dir, '_meta'), { recursive: true });
+    const file = join(dir, '_meta/http-cache.json');
+    writeFileSync(file, [...httpCacheChunks(tableOf(true), FILES.map((_, n) => n), MANIFEST, HEAD, new Map([['servers', [summary]]]))].join(''));
+    const kept = (await readFile(dir) || undefined)!.lists.get('servers')!.again();
+    const pieces = [...kept];
+    expect(pieces.length).toBe(3);
+    expect(Buffer.concat(pieces).toString()).toBe(summary);
+
+    // One byte of the summary changed on disk: the last piece is never handed over.
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('xxxx') + 2_000_000;
+    bytes[at] = 0x79;
+    writeFileSync(file, bytes);
+    const handed: Buffer[] = [];
+    expect(() => {
+      for (const piece of kept) handed.push(piece);
+    }).toThrow(OutputError);
+    expect(handed.length).toBe(2);
   });
 });
