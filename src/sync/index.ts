@@ -176,12 +176,13 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     const lists = Object.fromEntries(await allSettled(RESOURCE_NAMES.map(async (r) => [r, chosen.includes(r) ? await pullList(r, listContext) : unchosenList(r)] as const))) as Record<ResourceName, ListSummary>;
     if (warnings) nameOf = nameLookup(lists);
     for (const resource of RESOURCE_NAMES) for (const finding of lists[resource].findings) report(finding);
+    const quality = await previous?.quality;
     const views = planViews({ osIds: [...lists.operating_systems.ids], fieldValues: (resource) => (resource === 'databases' ? lists.databases.types : []) }, config.filters, chosen);
     const service = displayUrl(options.baseUrl);
     const planned = plan({
       previous: previous?.snapshot.table,
       cached: previous?.cached ?? false,
-      quality: previous?.quality !== undefined,
+      quality: quality !== undefined,
       lists,
       views,
       resources: chosen,
@@ -210,7 +211,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     }
 
     // Assemble: the findings about what was kept unread and across records, the change set, the snapshot's own files.
-    const carried = planned.carry ? previous!.quality : undefined;
+    const carried = planned.carry ? quality : undefined;
     for (const group of carried ? carriedGroups(carried, lists, pulled) : []) {
       findings.carry(group);
       if (warnings) for (const finding of findingsOf(group)) warnings.write(finding, nameOf?.(finding.resource, finding.id));
@@ -218,7 +219,7 @@ export async function runSync(options: SyncRun): Promise<SyncResult> {
     for (const finding of crossCheckFindings(lists, chosen, (resource, field, code) => findings.valuesOf(resource, field, code))) report(finding);
     await warnings?.close();
     const assembled = assemble({
-      previous: previous && { table: previous.snapshot.table, quality: previous.quality, history: previous.history },
+      previous: previous && { table: previous.snapshot.table, quality, history: previous.history },
       files: next.entries,
       views,
       groups: withNames(masked ? maskFindingValues(findings.groups(), masked.mask) : findings.groups(), lists),
