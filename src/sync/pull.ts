@@ -222,7 +222,7 @@ async function applyRecord(resource: ResourceName, n: number, outcome: RecordOut
   if (plan.incremental && reason !== Reason.New && reason !== Reason.Changed && !ctx.previous!.table.matches(file, checked.sha256, checked.bytes.length)) pulled.changedUnlisted.add(file);
   const refs = resolveReferences(checked.refs, round.idOfName);
   // A later round replaces the copy the first one kept.
-  await ctx.next.put(file, checked.bytes, { validators: { ...outcome.validators, item: digest, seen: plan.run, refs }, sha256: checked.sha256, replace: round.again });
+  await ctx.next.put(file, checked.bytes, { validators: { etag: outcome.validators.etag, lastModified: outcome.validators.lastModified, item: digest, seen: plan.run, refs }, sha256: checked.sha256, replace: round.again });
 }
 
 function mergeShape(shapes: Map<ResourceName, Shape>, resource: ResourceName, shape: { listOnly: Iterable<string>; singleOnly: Iterable<string> }): void {
