@@ -61,9 +61,10 @@ function fromWire(error: WireError, path: string): Error {
 export function answerBatch(batch: RecordBatch, redact: RedactPolicy | undefined): { reply: RecordReply; transfer: ArrayBuffer[] } {
   const parts = unpackBytes(batch.buffer, batch.ends);
   const files: Buffer[] = [];
-  const answers = batch.jobs.map((job, n): RecordReply['answers'][number] => {
+  const answers = batch.jobs.map(({ resource, id, path }, n): RecordReply['answers'][number] => {
     try {
-      const { bytes, ...rest } = checkPulledRecord({ ...job, body: parts[2 * n]!, item: parts[2 * n + 1]! }, redact);
+      // Built whole, not as `{ ...job, body, item }`: a spread and then two keys more costs V8 about 2 µs a record.
+      const { bytes, ...rest } = checkPulledRecord({ resource, id, path, body: parts[2 * n]!, item: parts[2 * n + 1]! }, redact);
       files.push(bytes);
       return rest;
     } catch (error) {
@@ -82,8 +83,10 @@ export class RecordChecker {
   constructor(redact: RedactPolicy | undefined) {
     this.#batches = new WorkerBatches({
       name: 'record-checking',
-      // Its objects live for one record: a small young generation is enough (the default's cost 25 MB of RSS at 20 000 servers, for no speed).
-      start: () => startWorker(new URL('./record-thread.js', import.meta.url), { workerData: { redact }, resourceLimits: { maxYoungGenerationSizeMb: 4 } }),
+      // Its objects live for one record, so a young generation of 16 MB is enough: at 4 MB it
+      // collected three times as often, about 0.4 s more of a 20 000-server sync, to save 5-10 MB
+      // of RSS; V8's default takes 25 MB more.
+      start: () => startWorker(new URL('./record-thread.js', import.meta.url), { workerData: { redact }, resourceLimits: { maxYoungGenerationSizeMb: 16 } }),
       pack: (jobs) => {
         const { buffer, ends } = packBytes(jobs.flatMap((job) => [job.body, job.item]));
         return { message: { jobs: jobs.map(({ resource, id, path }) => ({ resource, id, path })), buffer, ends } satisfies RecordBatch, transfer: [buffer] };
