@@ -4,10 +4,11 @@
  */
 import { referencesOf } from '../index/references.js';
 import { encodeJson } from '../json/encode.js';
+import { Reindenter } from '../json/reindent.js';
 import { keyCount, MAX_DEPTH, nestsDeeper, TooDeepError } from '../json/scan.js';
 import { sha256 } from '../snapshot/manifest.js';
 import type { RedactPolicy } from '../redact/policy.js';
-import { isRedacted, redactBody, redactRecord } from '../redact/redact.js';
+import { isRedacted, redactBody, redactRecord, redacts } from '../redact/redact.js';
 import { leakedPaths } from '../redact/leaks.js';
 import { RESOURCES, type ResourceName } from '../spec/resources.js';
 import type { RawRecord } from '../spec/schemas.js';
@@ -55,6 +56,23 @@ export function checkPulledRecord(job: RecordJob, redact: RedactPolicy | undefin
   const published = redactRecord(resource, record, redact) as RawRecord;
   const { findings, shape } = checkRecord(resource, item, record, published, { redacted: (field) => isRedacted(resource, field, redact) });
   findings.push(...decodingFindings(resource, id, received, body, keyCount(received), singular));
-  const bytes = encodeJson(redactBody(resource, body, redact));
+  const bytes = (redacts(resource, redact) ? undefined : asSent(received)) ?? encodeJson(redactBody(resource, body, redact));
   return { findings, listOnly: [...shape.listOnly], singleOnly: [...shape.singleOnly], leaks: leakedPaths(resource, record, published, redact), refs: referencesOf(resource, record), bytes, sha256: sha256(bytes) };
+}
+
+/** One per thread: its buffer is reused from one record to the next. */
+const reindenter = new Reindenter();
+
+/**
+ * encodeJson's bytes of a body nothing is redacted from, re-indented from the bytes as sent: a
+ * third cheaper than encoding the parsed body again. Undefined where the reindenter declines (an
+ * escape to decode, a repeated key, ...): the caller encodes the parse, which gives the same bytes.
+ */
+function asSent(received: Buffer): Buffer | undefined {
+  const text = reindenter.run(received, 0);
+  if (!text) return undefined;
+  const bytes = Buffer.allocUnsafe(text.length + 1);
+  text.copy(bytes);
+  bytes[text.length] = 0x0a;
+  return bytes;
 }

@@ -1,6 +1,7 @@
 /** The record thread: answers as the record check itself does, and fails each body as the client must judge it. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyFault, ValidationError } from '../../src/errors.js';
+import { encodeJson } from '../../src/json/encode.js';
 import { TooDeepError } from '../../src/json/scan.js';
 import { checkPulledRecord, type RecordJob } from '../../src/sync/record.js';
 import { RecordChecker } from '../../src/sync/record-checker.js';
@@ -14,6 +15,28 @@ const job = (id: string, body: string, listItem: object = { ...item, id }): Reco
   path: `/servers/${id}.json`,
   body: Buffer.from(body),
   item: Buffer.from(JSON.stringify(listItem)),
+});
+
+describe('checkPulledRecord', () => {
+  it('publishes a body nothing is redacted from as encodeJson of its parse, byte for byte, whether re-indented as sent or encoded again', () => {
+    const server = (rest: string) => `{"server": {"id": "7", "name": "web-07", "os_id": "1", "ip": "10.0.0.7"${rest}}}`;
+    const [before, after] = server('').split('-07');
+    const bodies = [
+      server(''),
+      server(',"notes":"caf\\u00e9 \\/ \\n \\" \\\\","tags":[],"meta":{},"deep":[[1,[2,{}]],{"a":[]}]'),
+      server(',"n":[0,-0,1.50,1e3,1E-7,0.000001,12345678901234567890,-12.5e-3,3.14]'),
+      server(',"name":"again"'),
+      server(',"disk_gb":1e400'),
+      `{\n\t"server" :\r\n  {"id":"7",  "name":"web-07","os_id":"1","ip":null, "x": true, "y": false}  }`,
+      server(',"2":"an index key","ünï":"côdé 日本"'),
+    ].map((body) => Buffer.from(body));
+    // Not UTF-8: published with U+FFFD, as the parse gives it.
+    bodies.push(Buffer.concat([Buffer.from(before!), Buffer.from([0xff]), Buffer.from(after!)]));
+    for (const body of bodies) {
+      const checked = checkPulledRecord({ resource: 'servers', id: '7', path: '/servers/7.json', body, item: Buffer.from(JSON.stringify(item)) }, undefined);
+      expect(checked.bytes.toString('utf8'), body.toString('utf8')).toBe(encodeJson(JSON.parse(body.toString('utf8'))).toString('utf8'));
+    }
+  });
 });
 
 describe('RecordChecker', () => {
